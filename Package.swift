@@ -1,0 +1,80 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// vmhost: server-held view models over HTTP commands and Server-Sent Events.
+///
+/// One target per concept; the folder tree under `Sources/` is the architecture (see README.md).
+let package = Package(
+    name: "vmhost",
+    products: [
+        .executable(name: "vmhost", targets: ["vmhost"]),
+        .library(name: "VMHost", targets: ["VMHost"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+    ],
+    targets: [
+        // C libraries.
+        .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurlShims", dependencies: ["CCurl"]),
+
+        // Pure Swift building blocks.
+        .target(name: "JSON"),
+        .target(name: "JSONPatch", dependencies: ["JSON"]),
+
+        // Runtime.
+        .target(name: "EventLoop", dependencies: ["CLibevent"]),
+        .target(
+            name: "HTTPServer",
+            dependencies: ["CLibevent", "EventLoop", "JSON", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "HTTPClient",
+            dependencies: ["CCurl", "CCurlShims", "CLibevent", "EventLoop"]
+        ),
+
+        // Domain.
+        .target(name: "Upstreams", dependencies: ["EventLoop", "HTTPClient", "JSON"]),
+        .target(name: "ViewModels", dependencies: ["EventLoop", "JSON", "Upstreams"]),
+        .target(name: "Sessions", dependencies: ["EventLoop", "HTTPServer", "JSON", "JSONPatch", "ViewModels"]),
+        .target(name: "FakeUpstream", dependencies: ["EventLoop", "HTTPServer", "JSON"]),
+
+        // Wiring and entry point.
+        .target(
+            name: "VMHost",
+            dependencies: [
+                "EventLoop", "HTTPServer", "HTTPClient", "JSON", "Upstreams", "ViewModels", "Sessions",
+                "FakeUpstream",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        .executableTarget(
+            name: "vmhost",
+            dependencies: ["VMHost", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
+        // Test support: a small socket HTTP/SSE client that is not ours-on-the-server-side.
+        .target(name: "VMHostTesting", dependencies: ["JSON"]),
+
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "JSONPatchTests", dependencies: ["JSON", "JSONPatch"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "VMHostTesting"]),
+        .testTarget(name: "ViewModelTests", dependencies: ["ViewModels", "Upstreams", "EventLoop", "JSON"]),
+        .testTarget(
+            name: "VMHostTests",
+            dependencies: ["VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop"]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}

@@ -1,0 +1,93 @@
+import CLibevent
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one libevent loop of the process, running on its own thread.
+///
+/// It runs the HTTP server, every timer and libcurl, and it is the executor of ``LoopActor``: Swift jobs
+/// for loop-isolated code are queued here and run between I/O callbacks, so view models, sessions and
+/// handlers never race and never need locks.
+public final class EventLoop: SerialExecutor, @unchecked Sendable {
+    /// The process-wide loop. Created and started on first use.
+    public static let shared = EventLoop()
+
+    /// The libevent base. Use it only on the loop thread (from ``LoopActor``-isolated code).
+    public let base: OpaquePointer
+
+    // NB: `@unchecked Sendable` is sound because `base` is only touched on the loop thread (or through
+    // libevent's own locking, enabled by `evthread_use_pthreads`), and the job queue is behind a Mutex.
+    private let pendingJobs = Mutex<[UnownedJob]>([])
+    private var wakeEvent: OpaquePointer?
+    private let loopThread = Atomic<UInt>(0)
+
+    private init() {
+        // With curl's NOSIGNAL and many sockets, a peer closing mid-write must not kill the process.
+        signal(SIGPIPE, SIG_IGN)
+        evthread_use_pthreads()
+        guard let base = event_base_new() else {
+            fatalError("event_base_new failed: libevent cannot create an event base")
+        }
+        self.base = base
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        wakeEvent = event_new(base, -1, 0, { _, _, context in
+            guard let context else { return }
+            Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().runPendingJobs()
+        }, context)
+        startThread()
+    }
+
+    private func startThread() {
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let result = pthread_create(&thread, nil, { context in
+            let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
+            loop.loopThread.store(UInt(pthread_self()), ordering: .releasing)
+            event_base_loop(loop.base, EVLOOP_NO_EXIT_ON_EMPTY)
+            return nil
+        }, context)
+        precondition(result == 0, "pthread_create failed: \(result)")
+        // Record the id here too, so `checkIsolated` is right even before the thread has run.
+        loopThread.store(UInt(thread), ordering: .releasing)
+    }
+
+    /// True when called on the loop thread.
+    public var isOnLoopThread: Bool {
+        pthread_equal(pthread_self(), pthread_t(loopThread.load(ordering: .acquiring))) != 0
+    }
+
+    // MARK: SerialExecutor
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let mustWake = pendingJobs.withLock { jobs in
+            jobs.append(job)
+            return jobs.count == 1
+        }
+        if mustWake {
+            event_active(wakeEvent, 0, 0)
+        }
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    public func checkIsolated() {
+        precondition(isOnLoopThread, "not on the vmhost event loop thread")
+    }
+
+    private func runPendingJobs() {
+        let jobs = pendingJobs.withLock { jobs in
+            let taken = jobs
+            jobs.removeAll(keepingCapacity: true)
+            return taken
+        }
+        let executor = asUnownedSerialExecutor()
+        for job in jobs {
+            job.runSynchronously(on: executor)
+        }
+    }
+}

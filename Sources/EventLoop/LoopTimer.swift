@@ -1,0 +1,55 @@
+import CLibevent
+
+/// A one-shot or repeating libevent timer on the loop.
+///
+/// The timer holds its action strongly and the libevent event weakly; releasing the timer cancels it.
+@LoopActor
+public final class LoopTimer {
+    private var event: OpaquePointer?
+    private let action: @LoopActor () -> Void
+    private let repeats: Bool
+
+    /// Creates a stopped timer.
+    /// - Parameters:
+    ///   - repeats: fire every interval until cancelled, instead of once.
+    ///   - action: runs on the loop each time the timer fires.
+    public init(repeats: Bool = false, action: @escaping @LoopActor () -> Void) {
+        self.action = action
+        self.repeats = repeats
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        event = event_new(EventLoop.shared.base, -1, repeats ? Int16(EV_PERSIST) : 0, { _, _, context in
+            guard let context else { return }
+            let timer = Unmanaged<LoopTimer>.fromOpaque(context).takeUnretainedValue()
+            LoopActor.assumeIsolated { timer.action() }
+        }, context)
+    }
+
+    /// Arms the timer to fire after `delay` (and then every `delay` if repeating), replacing any earlier schedule.
+    public func schedule(after delay: Duration) {
+        var tv = timeval(delay)
+        event_add(event, &tv)
+    }
+
+    /// Stops the timer; a pending firing does not happen.
+    public func cancel() {
+        event_del(event)
+    }
+
+    /// Whether the timer is armed.
+    public var isScheduled: Bool {
+        event_pending(event, Int16(EV_TIMEOUT), nil) != 0
+    }
+
+    isolated deinit {
+        if let event { event_free(event) }
+    }
+}
+
+extension timeval {
+    /// A `timeval` for a non-negative duration.
+    public init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let clamped = max(seconds, 0)
+        self.init(tv_sec: Int(clamped), tv_usec: clamped < 0 ? 0 : Int(attoseconds / 1_000_000_000_000))
+    }
+}

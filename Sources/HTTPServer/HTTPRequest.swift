@@ -1,0 +1,87 @@
+import CLibevent
+import EventLoop
+import JSON
+
+/// An incoming request, valid on the loop until its response is sent.
+@LoopActor
+public final class HTTPRequest {
+    /// The method.
+    public let method: HTTPMethod
+    /// The path as received (without query).
+    public let path: String
+    /// Path parameters captured by the route pattern (`:id` → `parameters["id"]`).
+    public internal(set) var parameters: [String: String] = [:]
+    /// The id of this request in logs and the `X-Request-ID` response header.
+    public let requestID: String
+    /// The route pattern that matched (or `unmatched`); the metrics label.
+    public internal(set) var routePattern: String = "unmatched"
+
+    let raw: OpaquePointer
+    private let components: URIComponents
+    private var cachedQuery: [String: String]?
+
+    init(raw: OpaquePointer, method: HTTPMethod, components: URIComponents, requestID: String) {
+        self.raw = raw
+        self.method = method
+        self.components = components
+        self.path = String(components.rawPath)
+        self.requestID = requestID
+    }
+
+    /// The decoded path segments.
+    public var segments: [String] { components.segments }
+
+    /// Query parameters, decoded.
+    public var query: [String: String] {
+        if let cachedQuery { return cachedQuery }
+        let parsed = components.queryParameters()
+        cachedQuery = parsed
+        return parsed
+    }
+
+    /// The value of a request header (case-insensitive), or nil.
+    public func header(_ name: String) -> String? {
+        guard let headers = evhttp_request_get_input_headers(raw), let value = evhttp_find_header(headers, name) else {
+            return nil
+        }
+        return String(cString: value)
+    }
+
+    /// The number of body bytes received.
+    public var bodyCount: Int {
+        evbuffer_get_length(evhttp_request_get_input_buffer(raw))
+    }
+
+    /// The body bytes.
+    public var body: [UInt8] {
+        let buffer = evhttp_request_get_input_buffer(raw)
+        let count = evbuffer_get_length(buffer)
+        guard count > 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: count) { storage, initialized in
+            initialized = max(0, evbuffer_copyout(buffer, storage.baseAddress, count))
+        }
+    }
+
+    /// The body parsed as JSON: `nil` when there is no body; throws `400 invalid_json` when it is not JSON.
+    public func jsonBody() throws(HTTPError) -> JSONValue? {
+        let buffer = evhttp_request_get_input_buffer(raw)
+        let count = evbuffer_get_length(buffer)
+        guard count > 0 else { return nil }
+        // NB: pullup makes the body contiguous once, so the parser reads it in place without a copy.
+        guard let start = evbuffer_pullup(buffer, -1) else { throw .invalidJSON("body unreadable") }
+        do {
+            return try JSONParser.parse(UnsafeBufferPointer(start: start, count: count))
+        } catch {
+            throw .invalidJSON(error.description)
+        }
+    }
+
+    /// The JSON body as an object (absent body → empty object); `400` unless it is an object.
+    public func jsonObjectBody() throws(HTTPError) -> JSONObject {
+        guard let value = try jsonBody() else { return JSONObject() }
+        guard let object = value.objectValue else {
+            throw HTTPError(status: 400, code: "invalid_json", message: "request body must be a JSON object")
+        }
+        return object
+    }
+}

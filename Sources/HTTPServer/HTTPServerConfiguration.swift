@@ -1,0 +1,39 @@
+/// Limits and timeouts of an ``HTTPServer``.
+public struct HTTPServerConfiguration: Sendable {
+    /// Address to bind (`127.0.0.1` by default).
+    public var host: String
+    /// Port to bind; 0 picks a free port (read it back from ``HTTPServer/port``).
+    public var port: Int
+    /// Largest accepted request body; larger bodies get `413 body_too_large`.
+    public var maxBodySize: Int
+    /// Largest accepted request head.
+    public var maxHeadersSize: Int
+    /// Read/write timeout of ordinary connections: idle keep-alive connections and slow request heads are
+    /// closed after this long.
+    public var idleTimeout: Duration
+    /// How often open event streams get a `: keepalive` comment.
+    public var keepaliveInterval: Duration
+    /// Timeout of event-stream connections (no client bytes are expected; the keepalives keep writes going).
+    public var streamTimeout: Duration
+    /// Output bytes allowed to wait unsent on one event stream before the reader counts as slow.
+    public var streamMaxPendingBytes: Int
+    /// Listen backlog.
+    public var backlog: Int
+
+    /// Creates a configuration; defaults suit production on one machine.
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, maxBodySize: Int = 64 * 1024, maxHeadersSize: Int = 16 * 1024,
+        idleTimeout: Duration = .seconds(30), keepaliveInterval: Duration = .seconds(15),
+        streamTimeout: Duration = .seconds(3600), streamMaxPendingBytes: Int = 256 * 1024, backlog: Int = 4096
+    ) {
+        self.host = host
+        self.port = port
+        self.maxBodySize = maxBodySize
+        self.maxHeadersSize = maxHeadersSize
+        self.idleTimeout = idleTimeout
+        self.keepaliveInterval = keepaliveInterval
+        self.streamTimeout = streamTimeout
+        self.streamMaxPendingBytes = streamMaxPendingBytes
+        self.backlog = backlog
+    }
+}

@@ -1,0 +1,72 @@
+import EventLoop
+
+/// A route handler: runs on the loop with the request; throws ``HTTPError`` for error answers (any other
+/// error becomes `500 internal_error`).
+public typealias HTTPHandler = @LoopActor (HTTPRequest) throws -> HTTPHandlerResult
+
+/// Maps method and path patterns such as `/v1/sessions/:id/search` to handlers.
+///
+/// A path that matches with another method answers `405` with `Allow`; no match answers `404 not_found`.
+/// `HEAD` falls back to the `GET` handler.
+public struct Router: Sendable {
+    struct Route: Sendable {
+        /// The pattern as written, used as the metrics label.
+        var pattern: String
+        var segments: [Segment]
+        var handlers: [HTTPMethod: HTTPHandler]
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    /// The result of matching a request.
+    public enum Match {
+        case found(handler: HTTPHandler, pattern: String, parameters: [String: String])
+        case methodNotAllowed(pattern: String, allowed: [HTTPMethod])
+        case notFound
+    }
+
+    private var routes: [Route] = []
+
+    /// Creates an empty router.
+    public init() {}
+
+    /// Adds a handler for `method` on `pattern` (segments starting with `:` are parameters).
+    public mutating func on(_ method: HTTPMethod, _ pattern: String, handler: @escaping HTTPHandler) {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map { part in
+            part.hasPrefix(":") ? Segment.parameter(String(part.dropFirst())) : Segment.literal(String(part))
+        }
+        if let index = routes.firstIndex(where: { $0.segments == segments }) {
+            routes[index].handlers[method] = handler
+        } else {
+            routes.append(Route(pattern: pattern, segments: segments, handlers: [method: handler]))
+        }
+    }
+
+    /// Finds the handler for a decoded path split into segments.
+    public func match(method: HTTPMethod, segments: [String]) -> Match {
+        for route in routes where route.segments.count == segments.count {
+            var parameters: [String: String] = [:]
+            var matches = true
+            for (segment, value) in zip(route.segments, segments) {
+                switch segment {
+                case .literal(let literal):
+                    if literal != value { matches = false }
+                case .parameter(let name):
+                    if value.isEmpty { matches = false } else { parameters[name] = value }
+                }
+                if !matches { break }
+            }
+            guard matches else { continue }
+            if let handler = route.handlers[method] ?? (method == .head ? route.handlers[.get] : nil) {
+                return .found(handler: handler, pattern: route.pattern, parameters: parameters)
+            }
+            var allowed = route.handlers.keys.sorted { $0.rawValue < $1.rawValue }
+            if allowed.contains(.get) { allowed.append(.head) }
+            return .methodNotAllowed(pattern: route.pattern, allowed: allowed)
+        }
+        return .notFound
+    }
+}

@@ -1,0 +1,92 @@
+import CLibevent
+import EventLoop
+
+/// One open `text/event-stream` reply on an evhttp connection.
+///
+/// Writes are bounded: while more than `maxPendingBytes` wait unsent in the connection's output buffer,
+/// ``send(_:)`` refuses, and the owner decides what the slow reader gets (a fresh snapshot on ``onDrain``,
+/// or ``end()``). The server keeps every open stream alive until it closes, writes keepalive comments,
+/// and ends all streams at shutdown.
+@LoopActor
+public final class ServerSentEventStream {
+    /// The request that opened the stream (query, headers, path parameters).
+    public let request: HTTPRequest
+    /// Whether bytes can still be written.
+    public private(set) var isOpen = true
+    /// Called once when the stream ends, whichever side ended it.
+    public var onClose: (@LoopActor () -> Void)?
+    /// Called when the connection's output buffer has drained completely after a write.
+    public var onDrain: (@LoopActor () -> Void)?
+    /// Refuse writes while more than this many bytes wait unsent.
+    public let maxPendingBytes: Int
+
+    private weak var server: HTTPServer?
+    private let connection: OpaquePointer
+
+    init(request: HTTPRequest, connection: OpaquePointer, server: HTTPServer, maxPendingBytes: Int) {
+        self.request = request
+        self.connection = connection
+        self.server = server
+        self.maxPendingBytes = maxPendingBytes
+    }
+
+    /// Bytes written but not yet accepted by the client's socket.
+    public var pendingBytes: Int {
+        guard isOpen, let bufferevent = evhttp_connection_get_bufferevent(connection) else { return 0 }
+        return evbuffer_get_length(bufferevent_get_output(bufferevent))
+    }
+
+    /// Whether the client is too slow to take more now.
+    public var isBackedUp: Bool { pendingBytes > maxPendingBytes }
+
+    /// Writes raw event bytes (already framed as SSE). Returns false when closed or backed up.
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { send(rawBytes: $0) }
+    }
+
+    /// Writes raw event bytes from a buffer. Returns false when closed or backed up.
+    @discardableResult
+    public func send(rawBytes: UnsafeRawBufferPointer) -> Bool {
+        guard isOpen, !isBackedUp, let server else { return false }
+        let scratch = server.scratchBuffer
+        evbuffer_add(scratch, rawBytes.baseAddress, rawBytes.count)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        evhttp_send_reply_chunk_with_cb(request.raw, scratch, { _, context in
+            guard let context else { return }
+            let stream = Unmanaged<ServerSentEventStream>.fromOpaque(context).takeUnretainedValue()
+            LoopActor.assumeIsolated { stream.drained() }
+        }, context)
+        return true
+    }
+
+    /// Ends the stream cleanly (final chunk); the connection may serve further requests.
+    public func end() {
+        guard isOpen else { return }
+        isOpen = false
+        evhttp_connection_set_closecb(connection, nil, nil)
+        evhttp_send_reply_end(request.raw)
+        finish()
+    }
+
+    /// The client went away: evhttp has detached the request, which `send_reply_end` now frees.
+    func clientClosed() {
+        guard isOpen else { return }
+        isOpen = false
+        evhttp_send_reply_end(request.raw)
+        finish()
+    }
+
+    private func drained() {
+        guard isOpen else { return }
+        onDrain?()
+    }
+
+    private func finish() {
+        let onClose = self.onClose
+        self.onClose = nil
+        self.onDrain = nil
+        server?.streamEnded(self)
+        onClose?()
+    }
+}

@@ -1,0 +1,49 @@
+import EventLoop
+import JSON
+import ViewModels
+
+/// One client's view models and their state channels.
+///
+/// The session never knows about HTTP; routes reach its view models and channels.
+@LoopActor
+public final class Session {
+    /// The session id (the capability to use it).
+    public let id: String
+    /// The product list view model.
+    public let products: ProductListViewModel
+    /// The product list's state stream.
+    public let productsChannel: StateChannel
+    /// When a request last touched the session.
+    public internal(set) var lastActivity: ContinuousClock.Instant
+    /// Whether the session was deleted or expired.
+    public private(set) var isClosed = false
+
+    /// Creates a session and wires each view model to its channel.
+    public init(id: String, products: ProductListViewModel, now: ContinuousClock.Instant, replayCapacity: Int = 64) {
+        self.id = id
+        self.products = products
+        self.lastActivity = now
+        productsChannel = StateChannel(initial: products.state.json, replayCapacity: replayCapacity)
+        products.onChange = { [weak productsChannel] state in productsChannel?.publish(state.json) }
+    }
+
+    /// Every channel of the session.
+    public var channels: [StateChannel] { [productsChannel] }
+
+    /// Open event streams across all channels.
+    public var openStreamCount: Int { channels.reduce(0) { $0 + $1.subscriberCount } }
+
+    /// The session resource: `{"id", "products": ProductListState}`.
+    public var json: JSONValue {
+        ["id": .string(id), "products": productsChannel.state]
+    }
+
+    /// Cancels all in-flight work and ends every stream.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        products.onChange = nil
+        products.cancel()
+        for channel in channels { channel.close() }
+    }
+}

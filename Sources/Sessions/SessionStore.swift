@@ -1,0 +1,125 @@
+import EventLoop
+import ViewModels
+
+/// Limits of the session store.
+public struct SessionStoreConfiguration: Sendable {
+    /// A session expires after this long without a request and without an open stream.
+    public var idleTimeout: Duration
+    /// At most this many sessions at once; creating more answers `429 too_many_sessions`.
+    public var maxSessions: Int
+    /// How often expiry is checked.
+    public var sweepInterval: Duration
+    /// Patch events kept per view model for resume.
+    public var replayCapacity: Int
+
+    /// Creates a configuration.
+    public init(
+        idleTimeout: Duration = .seconds(1800), maxSessions: Int = 100_000, sweepInterval: Duration = .seconds(5),
+        replayCapacity: Int = 64
+    ) {
+        self.idleTimeout = idleTimeout
+        self.maxSessions = maxSessions
+        self.sweepInterval = sweepInterval
+        self.replayCapacity = replayCapacity
+    }
+}
+
+/// The store refused a new session because the limit is reached.
+public struct SessionLimitReached: Error, Sendable {
+    /// The configured limit.
+    public var limit: Int
+}
+
+/// All sessions of this node, in memory, with idle expiry.
+@LoopActor
+public final class SessionStore {
+    /// The limits in effect.
+    public let configuration: SessionStoreConfiguration
+    private var sessions: [String: Session] = [:]
+    private let makeProducts: @LoopActor () -> ProductListViewModel
+    private let now: @LoopActor () -> ContinuousClock.Instant
+    private var sweeper: LoopTimer?
+    /// Called when a session is removed, with the reason (`deleted`, `expired`, `shutdown`).
+    public var onRemove: (@LoopActor (Session, String) -> Void)?
+
+    /// Creates a store.
+    /// - Parameters:
+    ///   - makeProducts: builds the product list view model of a new session.
+    ///   - now: the clock (injected for tests).
+    public init(
+        configuration: SessionStoreConfiguration,
+        makeProducts: @escaping @LoopActor () -> ProductListViewModel,
+        now: @escaping @LoopActor () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
+        self.configuration = configuration
+        self.makeProducts = makeProducts
+        self.now = now
+    }
+
+    /// Starts the periodic expiry check.
+    public func startExpiry() {
+        let timer = LoopTimer(repeats: true) { [weak self] in self?.expireIdleSessions() }
+        timer.schedule(after: configuration.sweepInterval)
+        sweeper = timer
+    }
+
+    /// Number of live sessions.
+    public var count: Int { sessions.count }
+
+    /// Total open event streams across sessions.
+    public var openStreamCount: Int { sessions.values.reduce(0) { $0 + $1.openStreamCount } }
+
+    /// Creates a session with a fresh CSPRNG id.
+    /// - Throws: ``SessionLimitReached`` at the limit.
+    public func create() throws(SessionLimitReached) -> Session {
+        guard sessions.count < configuration.maxSessions else {
+            throw SessionLimitReached(limit: configuration.maxSessions)
+        }
+        let session = Session(
+            id: SessionID.generate(), products: makeProducts(), now: now(),
+            replayCapacity: configuration.replayCapacity
+        )
+        sessions[session.id] = session
+        return session
+    }
+
+    /// The live session with this id, marking it active; nil for unknown, deleted or expired ids.
+    public func session(_ id: String) -> Session? {
+        guard let session = sessions[id] else { return nil }
+        session.lastActivity = now()
+        return session
+    }
+
+    /// Deletes a session: cancels its work and ends its streams. Returns false for an unknown id.
+    @discardableResult
+    public func delete(_ id: String) -> Bool {
+        guard let session = sessions.removeValue(forKey: id) else { return false }
+        session.close()
+        onRemove?(session, "deleted")
+        return true
+    }
+
+    /// Removes sessions idle for longer than the timeout; a session with an open stream is never idle.
+    public func expireIdleSessions() {
+        let current = now()
+        for session in Array(sessions.values) {
+            if session.openStreamCount > 0 {
+                session.lastActivity = current
+            } else if current - session.lastActivity >= configuration.idleTimeout {
+                sessions[session.id] = nil
+                session.close()
+                onRemove?(session, "expired")
+            }
+        }
+    }
+
+    /// Closes every session (shutdown).
+    public func closeAll() {
+        sweeper?.cancel()
+        for session in Array(sessions.values) {
+            session.close()
+            onRemove?(session, "shutdown")
+        }
+        sessions.removeAll()
+    }
+}

@@ -1,0 +1,171 @@
+import EventLoop
+import HTTPServer
+import JSON
+import Sessions
+import ViewModels
+
+/// The HTTP API of API.md, mapped onto sessions and view models.
+@LoopActor
+struct Routes {
+    let sessions: SessionStore
+    let metrics: VMHostMetrics
+    let idleTimeoutSeconds: Int
+
+    func register(on router: inout Router) {
+        router.on(.get, "/healthz") { _ in .response(.json(["status": "ok"])) }
+        router.on(.get, "/metrics") { _ in
+            metrics.update(sessions: sessions.count, streams: sessions.openStreamCount)
+            return .response(
+                HTTPResponse(
+                    status: 200, headers: [HTTPHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                    body: metrics.exposition()
+                )
+            )
+        }
+
+        router.on(.post, "/v1/sessions") { _ in try createSession() }
+        router.on(.get, "/v1/sessions/:id") { request in
+            .response(.json(try session(request).json))
+        }
+        router.on(.delete, "/v1/sessions/:id") { request in
+            let id = request.parameters["id"] ?? ""
+            guard sessions.delete(id) else { throw Self.sessionNotFound(id) }
+            return .response(.noContent)
+        }
+
+        registerProducts(on: &router)
+    }
+
+    private func createSession() throws(HTTPError) -> HTTPHandlerResult {
+        let session: Session
+        do {
+            session = try sessions.create()
+        } catch {
+            throw HTTPError(
+                status: 429, code: "too_many_sessions",
+                message: "the server holds its maximum of \(error.limit) sessions; try again later"
+            )
+        }
+        metrics.sessionCreated()
+        return .response(
+            .json(
+                ["id": .string(session.id), "idleTimeout": .int(idleTimeoutSeconds)], status: 201,
+                headers: [HTTPHeader("Location", "/v1/sessions/\(session.id)")]
+            )
+        )
+    }
+
+    // MARK: Products
+
+    private func registerProducts(on router: inout Router) {
+        router.on(.get, "/v1/sessions/:id/products") { request in
+            .response(.json(bytes: try session(request).productsChannel.stateBytes))
+        }
+        router.on(.get, "/v1/sessions/:id/products/events") { request in
+            try stream(request) { $0.productsChannel }
+        }
+        router.on(.post, "/v1/sessions/:id/products/refresh") { request in
+            let session = try session(request)
+            session.products.refresh()
+            return accepted(request, channel: session.productsChannel) { await session.products.waitUntilIdle() }
+        }
+        router.on(.post, "/v1/sessions/:id/products/load-more") { request in
+            let session = try session(request)
+            do throws(CommandDisabled) {
+                try session.products.loadMore()
+            } catch {
+                throw Self.commandDisabled(error)
+            }
+            return accepted(request, channel: session.productsChannel) { await session.products.waitUntilIdle() }
+        }
+        router.on(.post, "/v1/sessions/:id/products/cancel") { request in
+            let session = try session(request)
+            session.products.cancel()
+            return .response(.json(bytes: session.productsChannel.stateBytes))
+        }
+    }
+
+    // MARK: Shared pieces
+
+    /// The session named by the path, or `404 session_not_found`.
+    func session(_ request: HTTPRequest) throws(HTTPError) -> Session {
+        let id = request.parameters["id"] ?? ""
+        guard let session = sessions.session(id) else { throw Self.sessionNotFound(id) }
+        return session
+    }
+
+    /// `202 {"version": N}`, or with `Prefer: wait=N` the state once the command finished (or N passed).
+    func accepted(
+        _ request: HTTPRequest, channel: StateChannel, until finished: @escaping @LoopActor () async -> Void
+    ) -> HTTPHandlerResult {
+        guard let wait = PreferWait.seconds(in: request.header("Prefer")) else {
+            return .response(.json(["version": .int(channel.version)], status: 202))
+        }
+        return .deferred {
+            // NB: `finished` returns early when cancelled, so the timer (or shutdown) ends the wait.
+            let waiter = Task { @LoopActor in await finished() }
+            let timer = Task { @LoopActor in
+                try? await Task.sleep(for: .seconds(wait))
+                waiter.cancel()
+            }
+            await withTaskCancellationHandler {
+                await waiter.value
+            } onCancel: {
+                waiter.cancel()
+            }
+            timer.cancel()
+            return .json(bytes: channel.stateBytes, headers: [HTTPHeader("Preference-Applied", "wait=\(wait)")])
+        }
+    }
+
+    /// Opens an event stream on a channel of the session.
+    func stream(
+        _ request: HTTPRequest, channel: @escaping @LoopActor (Session) -> StateChannel
+    ) throws(HTTPError) -> HTTPHandlerResult {
+        let session = try session(request)
+        let format: StreamFormat
+        switch request.query["format"] {
+        case nil, "patch", "patches": format = .patches
+        case "snapshot", "snapshots": format = .snapshots
+        case let other?: throw .invalidField("format", "must be 'snapshot' or omitted, not '\(other)'")
+        }
+        let lastEventID = (request.header("Last-Event-ID") ?? request.query["lastEventId"]).flatMap {
+            Int($0.trimmingCharacters())
+        }
+        let target = channel(session)
+        return .stream { stream in
+            target.subscribe(stream, format: format, lastEventID: lastEventID)
+        }
+    }
+
+    static func sessionNotFound(_ id: String) -> HTTPError {
+        HTTPError(status: 404, code: "session_not_found", message: "no session '\(id)': it never existed, expired or was deleted")
+    }
+
+    static func commandDisabled(_ error: CommandDisabled) -> HTTPError {
+        HTTPError(status: 409, code: "command_disabled", message: error.reason)
+    }
+}
+
+/// Parses `Prefer: wait=N` (RFC 7240), capped at 30 seconds.
+enum PreferWait {
+    static func seconds(in header: String?) -> Int? {
+        guard let header else { return nil }
+        for preference in header.split(separator: ",") {
+            let parts = preference.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters() }
+            if parts.count == 2, parts[0].lowercased() == "wait", let seconds = Int(parts[1]), seconds >= 0 {
+                return min(seconds, 30)
+            }
+        }
+        return nil
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters() -> String {
+        var slice = Substring(self)
+        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
+        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

@@ -1,0 +1,125 @@
+import EventLoop
+import FakeUpstream
+import HTTPClient
+import HTTPServer
+import Logging
+import Sessions
+import Upstreams
+import ViewModels
+
+/// The whole server: HTTP API, sessions, upstream clients and (when no upstream URL is given) the embedded
+/// fake upstream. `main` and the tests build it the same way.
+@LoopActor
+public final class VMHostApplication {
+    /// The configuration in effect.
+    public let configuration: VMHostConfiguration
+    /// The session store.
+    public let sessions: SessionStore
+    /// The embedded fake upstream, when one was started.
+    public private(set) var fakeUpstream: FakeUpstream?
+    /// The bound port (after ``start()``).
+    public var port: Int { server?.port ?? 0 }
+
+    private let logger: Logger
+    private let metrics = VMHostMetrics()
+    private let client: HTTPClient
+    private var server: HTTPServer?
+    private let upstreams: UpstreamFactory
+
+    /// Builds the application; nothing listens until ``start()``.
+    public init(configuration: VMHostConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        client = HTTPClient(
+            configuration: HTTPClientConfiguration(
+                connectTimeout: .milliseconds(configuration.upstreamConnectTimeoutMilliseconds),
+                requestTimeout: .milliseconds(configuration.upstreamTimeoutMilliseconds),
+                maxConnectionsPerHost: configuration.upstreamMaxConnectionsPerHost,
+                maxResponseBytes: configuration.upstreamMaxResponseBytes
+            )
+        )
+        let upstreams = UpstreamFactory(client: client, configuration: configuration, recorder: metrics.upstreamRecorder)
+        self.upstreams = upstreams
+        let idleTimeout = Duration.seconds(configuration.sessionIdleTimeoutSeconds)
+        sessions = SessionStore(
+            configuration: SessionStoreConfiguration(
+                idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
+                sweepInterval: min(.seconds(5), idleTimeout / 4), replayCapacity: configuration.replayCapacity
+            ),
+            makeProducts: { ProductListViewModel(service: upstreams.makeProductService()) }
+        )
+    }
+
+    /// Starts the fake upstream if needed, then the HTTP server.
+    /// - Returns: the bound port.
+    @discardableResult
+    public func start() throws(HTTPServerError) -> Int {
+        if configuration.needsFakeUpstream {
+            let fake = FakeUpstream(
+                behavior: FakeUpstreamBehavior(latency: .milliseconds(configuration.fakeUpstreamLatencyMilliseconds)),
+                logger: logger
+            )
+            let url = try fake.start()
+            fakeUpstream = fake
+            logger.info("embedded fake upstream started", metadata: ["url": "\(url)"])
+        }
+        upstreams.productsBaseURL = configuration.productsURL ?? fakeUpstream?.baseURL ?? ""
+
+        var router = Router()
+        Routes(sessions: sessions, metrics: metrics, idleTimeoutSeconds: configuration.sessionIdleTimeoutSeconds)
+            .register(on: &router)
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(
+                host: configuration.host, port: configuration.port, maxBodySize: configuration.maxBodyBytes,
+                maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: .seconds(configuration.httpIdleTimeoutSeconds),
+                keepaliveInterval: .seconds(configuration.keepaliveSeconds),
+                streamMaxPendingBytes: configuration.streamMaxPendingBytes
+            ),
+            router: router, logger: logger
+        )
+        let metrics = self.metrics
+        server.onRequest = { metrics.record($0) }
+        let port = try server.start()
+        self.server = server
+        sessions.startExpiry()
+        logger.info(
+            "vmhost listening",
+            metadata: ["address": "\(configuration.host):\(port)", "products": "\(upstreams.productsBaseURL)"]
+        )
+        return port
+    }
+
+    /// Graceful shutdown: stop accepting, end every stream, cancel upstream work, flush, close.
+    public func shutdown() async {
+        server?.stopAccepting()
+        sessions.closeAll()
+        await server?.shutdown()
+        server = nil
+        await fakeUpstream?.shutdown()
+        logger.info("vmhost stopped")
+    }
+}
+
+/// Builds the upstream services of new sessions; the base URLs are known once the fake upstream runs.
+@LoopActor
+final class UpstreamFactory {
+    var productsBaseURL = ""
+    private let client: HTTPClient
+    private let configuration: VMHostConfiguration
+    private let recorder: UpstreamRecorder
+
+    init(client: HTTPClient, configuration: VMHostConfiguration, recorder: UpstreamRecorder) {
+        self.client = client
+        self.configuration = configuration
+        self.recorder = recorder
+    }
+
+    func makeProductService() -> any ProductService {
+        switch configuration.productsFormat {
+        case .envelope, .dummyjson:
+            EnvelopeProductService(
+                client: client, baseURL: productsBaseURL, pageSize: configuration.productsPageSize, recorder: recorder
+            )
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import JSON
+import Logging
+
+/// The product API dialect spoken by `--products-url`.
+public enum ProductsFormat: String, Sendable, CaseIterable {
+    /// `{"success", "data", "page"}` (see API.md).
+    case envelope
+    /// The public DummyJSON API's shape.
+    case dummyjson
+}
+
+/// Everything vmhost can be configured with: built-in defaults, overridden by the config file, then the
+/// environment, then command-line flags.
+public struct VMHostConfiguration: Sendable, Equatable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// Flickr REST endpoint; nil means the real API when a key is set, else the embedded fake.
+    public var flickrURL: String?
+    public var flickrAPIKey: String?
+    /// Product API base; nil means the embedded fake upstream.
+    public var productsURL: String?
+    public var productsFormat = ProductsFormat.envelope
+    public var productsPageSize = 20
+    public var logLevel = Logger.Level.info
+
+    public var sessionIdleTimeoutSeconds = 1800
+    public var maxSessions = 100_000
+    public var replayCapacity = 64
+
+    public var maxBodyBytes = 64 * 1024
+    public var maxHeaderBytes = 16 * 1024
+    public var httpIdleTimeoutSeconds = 30
+    public var keepaliveSeconds = 15
+    public var streamMaxPendingBytes = 256 * 1024
+
+    public var upstreamTimeoutMilliseconds = 15_000
+    public var upstreamConnectTimeoutMilliseconds = 5_000
+    public var upstreamMaxConnectionsPerHost = 256
+    public var upstreamMaxResponseBytes = 8 * 1024 * 1024
+
+    /// Latency of the embedded fake upstream (for demos of loading states).
+    public var fakeUpstreamLatencyMilliseconds = 0
+
+    /// The built-in defaults.
+    public init() {}
+
+    /// Whether the embedded fake upstream is needed (some upstream has no URL).
+    public var needsFakeUpstream: Bool {
+        productsURL == nil || (flickrURL == nil && flickrAPIKey == nil)
+    }
+}
+
+/// A setting that could not be applied; the message names the source and the key.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible, Equatable {
+    public var description: String
+}
+
+extension VMHostConfiguration {
+    /// Every setting by its config-file key, with its environment variable and whether it is an integer.
+    static let settings: [(key: String, environment: String)] = [
+        ("host", "VMHOST_HOST"), ("port", "VMHOST_PORT"), ("flickrUrl", "VMHOST_FLICKR_URL"),
+        ("flickrApiKey", "FLICKR_API_KEY"), ("productsUrl", "VMHOST_PRODUCTS_URL"),
+        ("productsFormat", "VMHOST_PRODUCTS_FORMAT"), ("productsPageSize", "VMHOST_PRODUCTS_PAGE_SIZE"),
+        ("logLevel", "VMHOST_LOG_LEVEL"), ("sessionIdleTimeoutSeconds", "VMHOST_SESSION_IDLE_TIMEOUT"),
+        ("maxSessions", "VMHOST_MAX_SESSIONS"), ("replayCapacity", "VMHOST_REPLAY_CAPACITY"),
+        ("maxBodyBytes", "VMHOST_MAX_BODY_BYTES"), ("maxHeaderBytes", "VMHOST_MAX_HEADER_BYTES"),
+        ("httpIdleTimeoutSeconds", "VMHOST_HTTP_IDLE_TIMEOUT"), ("keepaliveSeconds", "VMHOST_KEEPALIVE_SECONDS"),
+        ("streamMaxPendingBytes", "VMHOST_STREAM_MAX_PENDING_BYTES"),
+        ("upstreamTimeoutMilliseconds", "VMHOST_UPSTREAM_TIMEOUT_MS"),
+        ("upstreamConnectTimeoutMilliseconds", "VMHOST_UPSTREAM_CONNECT_TIMEOUT_MS"),
+        ("upstreamMaxConnectionsPerHost", "VMHOST_UPSTREAM_MAX_CONNECTIONS_PER_HOST"),
+        ("upstreamMaxResponseBytes", "VMHOST_UPSTREAM_MAX_RESPONSE_BYTES"),
+        ("fakeUpstreamLatencyMilliseconds", "VMHOST_FAKE_UPSTREAM_LATENCY_MS"),
+    ]
+
+    /// Builds the configuration from its four layers.
+    /// - Parameters:
+    ///   - file: the config file's contents (JSON object with the keys of ``settings``), if any.
+    ///   - fileName: the file's name, for error messages.
+    ///   - environment: the process environment.
+    ///   - flags: command-line values by config key (only the flags given).
+    /// - Throws: ``ConfigurationError`` for an unknown key in the file or a malformed value anywhere.
+    public static func load(
+        file: [UInt8]?, fileName: String = "config file", environment: [String: String], flags: [String: String]
+    ) throws(ConfigurationError) -> VMHostConfiguration {
+        var configuration = VMHostConfiguration()
+        if let file {
+            let json: JSONValue
+            do {
+                json = try JSONParser.parse(file)
+            } catch {
+                throw ConfigurationError(description: "\(fileName): not valid JSON: \(error)")
+            }
+            guard let object = json.objectValue else {
+                throw ConfigurationError(description: "\(fileName): must be a JSON object")
+            }
+            for (key, value) in object {
+                guard settings.contains(where: { $0.key == key }) else {
+                    throw ConfigurationError(description: "\(fileName): unknown setting '\(key)'")
+                }
+                if value.isNull { continue }
+                guard let text = value.stringValue ?? value.intValue.map(String.init) else {
+                    throw ConfigurationError(description: "\(fileName): '\(key)' must be a string or an integer")
+                }
+                try configuration.apply(key: key, value: text, source: fileName)
+            }
+        }
+        for setting in settings {
+            if let value = environment[setting.environment], !value.isEmpty {
+                try configuration.apply(key: setting.key, value: value, source: "environment \(setting.environment)")
+            }
+        }
+        for (key, value) in flags.sorted(by: { $0.key < $1.key }) {
+            try configuration.apply(key: key, value: value, source: "flag for \(key)")
+        }
+        return configuration
+    }
+
+    private mutating func apply(key: String, value: String, source: String) throws(ConfigurationError) {
+        func integer(_ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+            guard let number = Int(value), range.contains(number) else {
+                throw ConfigurationError(
+                    description: "\(source): '\(key)' must be an integer in \(range.lowerBound)...\(range.upperBound)"
+                )
+            }
+            return number
+        }
+        func url() throws(ConfigurationError) -> String {
+            guard value.hasPrefix("http://") || value.hasPrefix("https://") else {
+                throw ConfigurationError(description: "\(source): '\(key)' must be an http(s) URL")
+            }
+            return value
+        }
+        switch key {
+        case "host": host = value
+        case "port": port = try integer(0...65535)
+        case "flickrUrl": flickrURL = try url()
+        case "flickrApiKey": flickrAPIKey = value
+        case "productsUrl": productsURL = try url()
+        case "productsFormat":
+            guard let format = ProductsFormat(rawValue: value) else {
+                throw ConfigurationError(description: "\(source): 'productsFormat' must be envelope or dummyjson")
+            }
+            productsFormat = format
+        case "productsPageSize": productsPageSize = try integer(1...100)
+        case "logLevel":
+            guard let level = Logger.Level(rawValue: value) else {
+                throw ConfigurationError(description: "\(source): 'logLevel' must be trace, debug, info, notice, warning, error or critical")
+            }
+            logLevel = level
+        case "sessionIdleTimeoutSeconds": sessionIdleTimeoutSeconds = try integer(1...604_800)
+        case "maxSessions": maxSessions = try integer(1...10_000_000)
+        case "replayCapacity": replayCapacity = try integer(0...100_000)
+        case "maxBodyBytes": maxBodyBytes = try integer(1...64 * 1024 * 1024)
+        case "maxHeaderBytes": maxHeaderBytes = try integer(256...1024 * 1024)
+        case "httpIdleTimeoutSeconds": httpIdleTimeoutSeconds = try integer(1...86_400)
+        case "keepaliveSeconds": keepaliveSeconds = try integer(1...3600)
+        case "streamMaxPendingBytes": streamMaxPendingBytes = try integer(1024...1024 * 1024 * 1024)
+        case "upstreamTimeoutMilliseconds": upstreamTimeoutMilliseconds = try integer(1...600_000)
+        case "upstreamConnectTimeoutMilliseconds": upstreamConnectTimeoutMilliseconds = try integer(1...600_000)
+        case "upstreamMaxConnectionsPerHost": upstreamMaxConnectionsPerHost = try integer(1...100_000)
+        case "upstreamMaxResponseBytes": upstreamMaxResponseBytes = try integer(1024...1024 * 1024 * 1024)
+        case "fakeUpstreamLatencyMilliseconds": fakeUpstreamLatencyMilliseconds = try integer(0...600_000)
+        default: throw ConfigurationError(description: "\(source): unknown setting '\(key)'")
+        }
+    }
+}

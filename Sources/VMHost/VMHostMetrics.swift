@@ -1,0 +1,98 @@
+import CoreMetrics
+import EventLoop
+import HTTPServer
+import Prometheus
+import Synchronization
+import Upstreams
+
+/// vmhost's metrics, on swift-metrics with a Prometheus registry of the application's own (so several
+/// applications in one test process never share counters).
+final class VMHostMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let sessions: CoreMetrics.Gauge
+    private let streams: CoreMetrics.Gauge
+    private let sessionsCreated: CoreMetrics.Counter
+    private let requestCounters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let requestTimers = Mutex<[String: CoreMetrics.Timer]>([:])
+    private let upstreamCounters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let upstreamTimers = Mutex<[String: CoreMetrics.Timer]>([:])
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(10),
+            .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+            .milliseconds(2500), .seconds(5), .seconds(10),
+        ]
+        self.factory = factory
+        sessions = CoreMetrics.Gauge(label: "vmhost_sessions", factory: factory)
+        streams = CoreMetrics.Gauge(label: "vmhost_open_streams", factory: factory)
+        sessionsCreated = CoreMetrics.Counter(label: "vmhost_sessions_created_total", factory: factory)
+    }
+
+    func sessionCreated() { sessionsCreated.increment() }
+
+    func update(sessions sessionCount: Int, streams streamCount: Int) {
+        sessions.record(sessionCount)
+        streams.record(streamCount)
+    }
+
+    func record(_ record: HTTPRequestRecord) {
+        let key = "\(record.route) \(record.method.rawValue) \(record.status)"
+        let counter = requestCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = CoreMetrics.Counter(
+                label: "vmhost_http_requests_total",
+                dimensions: [("route", record.route), ("method", record.method.rawValue), ("status", "\(record.status)")],
+                factory: factory
+            )
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+        let timer = requestTimers.withLock { timers in
+            if let timer = timers[record.route] { return timer }
+            let timer = CoreMetrics.Timer(label: "vmhost_http_request_duration_seconds", dimensions: [("route", record.route)], factory: factory)
+            timers[record.route] = timer
+            return timer
+        }
+        timer.recordNanoseconds(Self.nanoseconds(record.duration))
+    }
+
+    var upstreamRecorder: UpstreamRecorder {
+        UpstreamRecorder { [self] service, outcome, duration in
+            let key = "\(service) \(outcome)"
+            let counter = upstreamCounters.withLock { counters in
+                if let counter = counters[key] { return counter }
+                let counter = CoreMetrics.Counter(
+                    label: "vmhost_upstream_requests_total", dimensions: [("service", service), ("outcome", outcome)],
+                    factory: factory
+                )
+                counters[key] = counter
+                return counter
+            }
+            counter.increment()
+            let timer = upstreamTimers.withLock { timers in
+                if let timer = timers[service] { return timer }
+                let timer = CoreMetrics.Timer(
+                    label: "vmhost_upstream_request_duration_seconds", dimensions: [("service", service)], factory: factory
+                )
+                timers[service] = timer
+                return timer
+            }
+            timer.recordNanoseconds(Self.nanoseconds(duration))
+        }
+    }
+
+    func exposition() -> [UInt8] {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return buffer
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

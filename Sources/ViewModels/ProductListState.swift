@@ -1,0 +1,64 @@
+import JSON
+import Upstreams
+
+/// The products shown so far.
+public struct ProductList: Sendable, Equatable {
+    /// Every item of the pages loaded, in order.
+    public var items: [Product]
+    /// The last page loaded (1-based).
+    public var page: Int
+    /// Whether a further page exists.
+    public var hasMore: Bool
+
+    /// Creates a list.
+    public init(items: [Product], page: Int, hasMore: Bool) {
+        self.items = items
+        self.page = page
+        self.hasMore = hasMore
+    }
+}
+
+/// Which page load is in flight.
+public enum PageRequest: Sendable, Equatable {
+    /// Reload page 1 and replace the items.
+    case refresh
+    /// Append page `n`.
+    case nextPage(Int)
+}
+
+/// The whole state of the product list screen.
+public struct ProductListState: Sendable, Equatable {
+    /// The list, loading state and failure as one value.
+    public var list: Loadable<ProductList, PageRequest>
+    /// The most recent failure; cleared by the next successful load, kept while loading.
+    public var lastError: UpstreamError?
+
+    /// The initial state: nothing loaded.
+    public init(list: Loadable<ProductList, PageRequest> = .idle, lastError: UpstreamError? = nil) {
+        self.list = list
+        self.lastError = lastError
+    }
+
+    /// Items on screen.
+    public var items: [Product] { list.value?.items ?? [] }
+    /// Whether a refresh is in flight.
+    public var isRefreshing: Bool { list.pendingRequest == .refresh }
+    /// Whether a load-more is in flight.
+    public var isLoadingMore: Bool {
+        if case .nextPage = list.pendingRequest { return true }
+        return false
+    }
+
+    /// The API's ProductListState (without `version`, which the state channel adds).
+    public var json: JSONValue {
+        let value = list.value
+        return [
+            "items": .array(items.map(\.json)),
+            "page": .int(value?.page ?? 0),
+            "hasMore": .bool(value?.hasMore ?? false),
+            "isRefreshing": .bool(isRefreshing),
+            "isLoadingMore": .bool(isLoadingMore),
+            "lastError": lastError?.json ?? .null,
+        ]
+    }
+}

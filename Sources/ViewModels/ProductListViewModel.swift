@@ -1,0 +1,129 @@
+import EventLoop
+import Upstreams
+
+/// The paged product list with pull-to-refresh, load-more and cancel.
+///
+/// - `refresh` loads page 1 and replaces the items on success; items stay visible meanwhile; it cancels a
+///   load-more in flight (and restarts a refresh in flight: latest wins).
+/// - `loadMore` appends the next page; refused unless a page is loaded, `hasMore`, and nothing is loading.
+/// - `cancel` aborts the load (the upstream transfer too) and restores the list as it was, with no error.
+/// - Failures of every kind land in `lastError`; the items shown are never lost.
+@LoopActor
+public final class ProductListViewModel {
+    /// The current state. Every change is reported to ``onChange`` once.
+    public private(set) var state = ProductListState() {
+        didSet { if state != oldValue { onChange?(state) } }
+    }
+
+    /// Called after every change of ``state``.
+    public var onChange: (@LoopActor (ProductListState) -> Void)?
+
+    private let service: any ProductService
+    private var inFlight: (task: Task<Void, Never>, restore: Loadable<ProductList, PageRequest>, id: Int)?
+    private var nextLoadID = 0
+    private let idleWaiters = IdleWaiters()
+
+    /// Creates the view model.
+    public init(service: any ProductService) {
+        self.service = service
+    }
+
+    /// Starts loading page 1 (cancelling whatever is in flight).
+    public func refresh() {
+        let restore = abandonInFlight()
+        start(.refresh, restore: restore, from: restore)
+    }
+
+    /// Starts loading the next page.
+    /// - Throws: ``CommandDisabled`` unless a page is loaded, `hasMore`, and nothing is loading.
+    public func loadMore() throws(CommandDisabled) {
+        guard inFlight == nil else { throw CommandDisabled("a load is already in progress") }
+        guard let list = state.list.value else { throw CommandDisabled("no page is loaded yet; refresh first") }
+        guard list.hasMore else { throw CommandDisabled("there are no more pages") }
+        start(.nextPage(list.page + 1), restore: state.list, from: state.list)
+    }
+
+    /// Aborts the load in flight; the list returns to what it was, with no new error.
+    public func cancel() {
+        let restore = abandonInFlight()
+        state.list = restore
+        resumeIdleWaiters()
+    }
+
+    /// Whether a load is in flight.
+    public var isBusy: Bool { inFlight != nil }
+
+    /// Waits until no load is in flight (returns at once when idle).
+    public func waitUntilIdle() async {
+        guard inFlight != nil else { return }
+        await idleWaiters.wait()
+    }
+
+    // MARK: Private
+
+    /// Cancels the task in flight and returns the list value to restore (the one before that load).
+    private func abandonInFlight() -> Loadable<ProductList, PageRequest> {
+        guard let inFlight else { return state.list }
+        inFlight.task.cancel()
+        self.inFlight = nil
+        return inFlight.restore
+    }
+
+    private func start(
+        _ request: PageRequest, restore: Loadable<ProductList, PageRequest>, from current: Loadable<ProductList, PageRequest>
+    ) {
+        let id = nextLoadID
+        nextLoadID += 1
+        let page: Int
+        switch request {
+        case .refresh: page = 1
+        case .nextPage(let next): page = next
+        }
+        let task = Task { [weak self, service] in
+            let result: Result<ProductPage, any Error>
+            do {
+                result = .success(try await service.fetchPage(page))
+            } catch {
+                result = .failure(error)
+            }
+            self?.finish(id: id, request: request, result: result)
+        }
+        inFlight = (task, restore, id)
+        state.list = .loading(request, previous: current.value)
+    }
+
+    private func finish(id: Int, request: PageRequest, result: Result<ProductPage, any Error>) {
+        // NB: a load that was cancelled or replaced must not touch the state, even if its result arrived.
+        guard let inFlight, inFlight.id == id else { return }
+        self.inFlight = nil
+        let previous = state.list.value
+        var next = state
+        switch result {
+        case .success(let page):
+            switch request {
+            case .refresh:
+                next.list = .loaded(ProductList(items: page.items, page: page.page, hasMore: page.hasMore))
+            case .nextPage:
+                let items = (previous?.items ?? []) + page.items
+                next.list = .loaded(ProductList(items: items, page: page.page, hasMore: page.hasMore))
+            }
+            next.lastError = nil
+        case .failure(let error as UpstreamError):
+            next.list = .failed(error, previous: previous)
+            next.lastError = error
+        case .failure(is CancellationError):
+            next.list = inFlight.restore
+        case .failure(let error):
+            let wrapped = UpstreamError(kind: .network, message: "\(error)")
+            next.list = .failed(wrapped, previous: previous)
+            next.lastError = wrapped
+        }
+        state = next
+        resumeIdleWaiters()
+    }
+
+    private func resumeIdleWaiters() {
+        guard inFlight == nil else { return }
+        idleWaiters.resumeAll()
+    }
+}

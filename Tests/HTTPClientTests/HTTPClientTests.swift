@@ -1,0 +1,141 @@
+import EventLoop
+import HTTPClient
+import HTTPServer
+import Logging
+import Testing
+import VMHostTesting
+
+/// A real evhttp server on a loopback port with a few routes, for the client to talk to.
+@LoopActor
+final class LocalServer {
+    let server: HTTPServer
+    let port: Int
+
+    init() throws {
+        var router = Router()
+        router.on(.get, "/hello") { request in
+            .response(.json(["hello": "world", "query": .string(request.query["q"] ?? "")]))
+        }
+        router.on(.get, "/fail") { _ in .response(.json(["error": "boom"], status: 500)) }
+        router.on(.get, "/big") { _ in .response(HTTPResponse(status: 200, body: [UInt8](repeating: 65, count: 100_000))) }
+        router.on(.get, "/slow") { _ in
+            .deferred {
+                try? await Task.sleep(for: .seconds(5))
+                return .json(["late": true])
+            }
+        }
+        router.on(.post, "/echo") { request in .response(HTTPResponse(status: 200, body: request.body)) }
+        server = HTTPServer(configuration: HTTPServerConfiguration(port: 0), router: router, logger: Logger(label: "test"))
+        port = try server.start()
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+}
+
+@LoopActor
+@Suite("HTTPClient on curl multi")
+struct HTTPClientTests {
+    @Test func successWithBodyHeadersAndReuse() async throws {
+        let local = try LocalServer()
+        let client = HTTPClient()
+        for round in 0..<3 {
+            let response = try await client.execute(HTTPClientRequest(url: local.url("/hello?q=\(round)")))
+            #expect(response.status == 200)
+            #expect(response.header("content-type") == "application/json")
+            #expect(String(decoding: response.body, as: UTF8.self) == #"{"hello":"world","query":"\#(round)"}"#)
+        }
+        #expect(client.activeTransfers == 0)
+        await local.server.shutdown()
+    }
+
+    @Test func postSendsTheBody() async throws {
+        let local = try LocalServer()
+        let client = HTTPClient()
+        let body = Array(#"{"a":1}"#.utf8)
+        let response = try await client.execute(
+            HTTPClientRequest(url: local.url("/echo"), headers: [("Content-Type", "application/json")], body: body)
+        )
+        #expect(response.body == body)
+        await local.server.shutdown()
+    }
+
+    @Test func httpErrorStatusIsAResponseNotAnError() async throws {
+        let local = try LocalServer()
+        let response = try await HTTPClient().execute(HTTPClientRequest(url: local.url("/fail")))
+        #expect(response.status == 500)
+        await local.server.shutdown()
+    }
+
+    @Test func connectionRefused() async throws {
+        let port = try TestListener.closedPort()
+        await #expect {
+            try await HTTPClient().execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
+        } throws: { error in
+            if case .connectFailed = error as? HTTPClientError { return true }
+            return false
+        }
+    }
+
+    @Test func timeoutWhenTheServerNeverAnswers() async throws {
+        let local = try LocalServer()
+        let client = HTTPClient()
+        let started = ContinuousClock.now
+        await #expect {
+            try await client.execute(HTTPClientRequest(url: local.url("/slow"), timeout: .milliseconds(300)))
+        } throws: { error in
+            if case .timedOut = error as? HTTPClientError { return true }
+            return false
+        }
+        #expect(ContinuousClock.now - started < .seconds(3))
+        await local.server.shutdown()
+    }
+
+    @Test func responseLargerThanTheLimitFails() async throws {
+        let local = try LocalServer()
+        let client = HTTPClient(configuration: HTTPClientConfiguration(maxResponseBytes: 10_000))
+        await #expect(throws: HTTPClientError.responseTooLarge(limit: 10_000)) {
+            try await client.execute(HTTPClientRequest(url: local.url("/big")))
+        }
+        await local.server.shutdown()
+    }
+
+    @Test func invalidURL() async {
+        await #expect(throws: HTTPClientError.invalidURL("ftp://example.com/")) {
+            try await HTTPClient().execute(HTTPClientRequest(url: "ftp://example.com/"))
+        }
+    }
+
+    @Test func cancellationAbortsTheTransferAndClosesTheConnection() async throws {
+        let listener = try TestListener()
+        let client = HTTPClient()
+        let task = Task { @LoopActor in
+            try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/never"))
+        }
+        // The upstream side runs on another thread: accept, read the request, then wait for the close.
+        let sawClose = Task.detached { () throws -> (String, Bool) in
+            let connection = try listener.accept()
+            let head = try connection.readRequestHead()
+            return (head, connection.waitForPeerClose(timeoutSeconds: 5))
+        }
+        while client.activeTransfers == 0 { await Task.yield() }
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: HTTPClientError.cancelled) { try await task.value }
+        let (head, closed) = try await sawClose.value
+        #expect(head.hasPrefix("GET /never HTTP/1.1"))
+        #expect(closed, "the upstream saw its connection close")
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(client.activeTransfers == 0)
+    }
+
+    @Test func alreadyCancelledTaskDoesNotStartATransfer() async {
+        let client = HTTPClient()
+        let task = Task { @LoopActor in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:1/"))
+        }
+        await #expect(throws: HTTPClientError.cancelled) { try await task.value }
+        #expect(client.activeTransfers == 0)
+    }
+}

@@ -1,0 +1,149 @@
+import JSON
+import Testing
+import VMHostTesting
+
+@Suite("Sessions and errors over HTTP")
+struct SessionAPITests {
+    @Test func createGetDeleteSession() async throws {
+        try await withApp { app in
+            let client = app.client
+
+            let created = try client.post("/v1/sessions")
+            #expect(created.status == 201)
+            #expect(created.header("Content-Type") == "application/json")
+            let id = try #require(created.json?["id"]?.stringValue)
+            #expect(id.utf8.count == 22, "128 random bits, base64url")
+            #expect(created.header("Location") == "/v1/sessions/\(id)")
+            #expect(created.json?["idleTimeout"] == 1800)
+            #expect(created.header("X-Request-ID") != nil)
+
+            let other = try client.post("/v1/sessions")
+            #expect(other.json?["id"]?.stringValue != id)
+
+            let session = try client.get("/v1/sessions/\(id)")
+            #expect(session.status == 200)
+            #expect(session.json?["id"] == .string(id))
+            #expect(session.json?["products"]?["version"] == 1)
+            #expect(session.json?["products"]?["items"] == [])
+
+            let deleted = try client.request("DELETE", "/v1/sessions/\(id)")
+            #expect(deleted.status == 204)
+            #expect(deleted.body.isEmpty)
+
+            let gone = try client.get("/v1/sessions/\(id)")
+            #expect(gone.status == 404)
+            #expect(gone.errorCode == "session_not_found")
+            #expect(try client.request("DELETE", "/v1/sessions/\(id)").errorCode == "session_not_found")
+            #expect(try client.get("/v1/sessions/\(id)/products").status == 404)
+        }
+    }
+
+    @Test func errorStatusesAndCodes() async throws {
+        try await withApp({ $0.maxBodyBytes = 1024 }) { app in
+            let client = app.client
+            let id = try app.createSession()
+
+            let notFound = try client.get("/v1/nothing-here")
+            #expect(notFound.status == 404)
+            #expect(notFound.errorCode == "not_found")
+            #expect(notFound.json?["error"]?["message"]?.stringValue?.isEmpty == false)
+
+            let wrongMethod = try client.request("PUT", "/v1/sessions")
+            #expect(wrongMethod.status == 405)
+            #expect(wrongMethod.errorCode == "method_not_allowed")
+            #expect(wrongMethod.header("Allow") == "POST")
+
+            let wrongMethodOnSession = try client.request("POST", "/v1/sessions/\(id)")
+            #expect(wrongMethodOnSession.status == 405)
+            #expect(wrongMethodOnSession.header("Allow") == "DELETE, GET, HEAD")
+
+            let textBody = try client.request(
+                "POST", "/v1/sessions/\(id)/products/refresh", headers: [("Content-Type", "text/plain")],
+                body: Array("refresh".utf8)
+            )
+            #expect(textBody.status == 415)
+            #expect(textBody.errorCode == "unsupported_media_type")
+
+            let tooLarge = try client.request(
+                "POST", "/v1/sessions/\(id)/products/refresh", headers: [("Content-Type", "application/json")],
+                body: Array("{\"pad\": \"\(String(repeating: "x", count: 2000))\"}".utf8)
+            )
+            #expect(tooLarge.status == 413)
+            #expect(tooLarge.errorCode == "body_too_large")
+
+            let badJSON = try client.request(
+                "POST", "/v1/sessions/\(id)/products/refresh", headers: [("Content-Type", "application/json")],
+                body: Array("{\"unterminated".utf8)
+            )
+            #expect(badJSON.status == 400)
+            #expect(badJSON.errorCode == "invalid_json")
+
+            let disabled = try client.post("/v1/sessions/\(id)/products/load-more")
+            #expect(disabled.status == 409)
+            #expect(disabled.errorCode == "command_disabled")
+            #expect(disabled.json?["error"]?["message"]?.stringValue?.contains("refresh") == true)
+
+            let unknownSession = try client.post("/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA/products/refresh")
+            #expect(unknownSession.status == 404)
+            #expect(unknownSession.errorCode == "session_not_found")
+
+            // The server is still fine after all that.
+            #expect(try client.get("/healthz").json == ["status": "ok"])
+        }
+    }
+
+    @Test func sessionLimitAnswers429() async throws {
+        try await withApp({ $0.maxSessions = 2 }) { app in
+            _ = try app.createSession()
+            let second = try app.createSession()
+            let third = try app.client.post("/v1/sessions")
+            #expect(third.status == 429)
+            #expect(third.errorCode == "too_many_sessions")
+
+            #expect(try app.client.request("DELETE", "/v1/sessions/\(second)").status == 204)
+            #expect(try app.client.post("/v1/sessions").status == 201, "deleting frees a slot")
+        }
+    }
+
+    @Test func idleSessionsExpire() async throws {
+        try await withApp({ $0.sessionIdleTimeoutSeconds = 1 }) { app in
+            let id = try app.createSession()
+            #expect(try app.client.get("/v1/sessions/\(id)").status == 200)
+            try await Task.sleep(for: .milliseconds(2200))
+            #expect(try app.client.get("/v1/sessions/\(id)").errorCode == "session_not_found")
+        }
+    }
+
+    @Test func anOpenStreamKeepsASessionAlive() async throws {
+        try await withApp({ $0.sessionIdleTimeoutSeconds = 1 }) { app in
+            let id = try app.createSession()
+            let stream = try TestEventStream(port: app.port, path: "/v1/sessions/\(id)/products/events")
+            #expect(try stream.next()?.event == "snapshot")
+            try await Task.sleep(for: .milliseconds(2200))
+            #expect(try app.client.get("/v1/sessions/\(id)").status == 200)
+            stream.close()
+        }
+    }
+
+    @Test func healthAndMetrics() async throws {
+        try await withApp { app in
+            let id = try app.createSession()
+            _ = try app.client.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=5")])
+
+            let health = try app.client.get("/healthz")
+            #expect(health.status == 200)
+            #expect(health.json == ["status": "ok"])
+
+            let metrics = try app.client.get("/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.header("Content-Type")?.hasPrefix("text/plain") == true)
+            let text = metrics.text
+            #expect(text.contains("vmhost_sessions 1"))
+            #expect(text.contains("vmhost_open_streams 0"))
+            #expect(text.contains(#"vmhost_http_requests_total{route="/v1/sessions",method="POST",status="201"} 1"#))
+            #expect(text.contains(#"vmhost_upstream_requests_total{service="products",outcome="success"} 1"#))
+            #expect(text.contains("vmhost_http_request_duration_seconds_bucket"))
+            #expect(text.contains("vmhost_upstream_request_duration_seconds_bucket"))
+        }
+    }
+}

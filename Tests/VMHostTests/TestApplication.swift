@@ -1,0 +1,70 @@
+import EventLoop
+import FakeUpstream
+import Logging
+import VMHost
+import VMHostTesting
+
+/// A real vmhost on a loopback port with its embedded fake upstream, as `main` builds it.
+struct TestApplication {
+    let application: VMHostApplication
+    let port: Int
+
+    static func start(_ configure: (inout VMHostConfiguration) -> Void = { _ in }) async throws -> TestApplication {
+        var configuration = VMHostConfiguration()
+        configuration.port = 0
+        configuration.logLevel = .warning
+        configure(&configuration)
+        let settings = configuration
+        return try await Self.make(settings)
+    }
+
+    @LoopActor
+    private static func make(_ settings: VMHostConfiguration) throws -> TestApplication {
+        var logger = Logger(label: "vmhost-test")
+        logger.logLevel = settings.logLevel
+        let application = VMHostApplication(configuration: settings, logger: logger)
+        let port = try application.start()
+        return TestApplication(application: application, port: port)
+    }
+
+    func stop() async {
+        await application.shutdown()
+    }
+
+    var client: TestHTTPClient { TestHTTPClient(port: port) }
+
+    /// Changes the fake upstream's behaviour.
+    @LoopActor
+    func setUpstream(_ behavior: FakeUpstreamBehavior) {
+        application.fakeUpstream?.behavior = behavior
+    }
+
+    /// Requests the fake upstream has served on `path`.
+    @LoopActor
+    func upstreamRequests(_ path: String) -> Int {
+        application.fakeUpstream?.requestCount(path) ?? 0
+    }
+
+    /// Creates a session and returns its id.
+    func createSession() throws -> String {
+        let response = try client.post("/v1/sessions")
+        guard response.status == 201, let id = response.json?["id"]?.stringValue else {
+            throw TestClientError("session not created: \(response.status) \(response.text)")
+        }
+        return id
+    }
+}
+
+/// Runs `body` against a fresh application and always shuts it down afterwards.
+func withApp(
+    _ configure: (inout VMHostConfiguration) -> Void = { _ in }, _ body: (TestApplication) async throws -> Void
+) async throws {
+    let app = try await TestApplication.start(configure)
+    do {
+        try await body(app)
+    } catch {
+        await app.stop()
+        throw error
+    }
+    await app.stop()
+}
