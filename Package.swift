@@ -65,6 +65,10 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "JSONPatchTests", dependencies: ["JSON", "JSONPatch"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "VMHostTesting"]),
+        .testTarget(
+            name: "UpstreamsTests",
+            dependencies: ["Upstreams", "FakeUpstream", "HTTPClient", "EventLoop", "JSON", "VMHostTesting"]
+        ),
         .testTarget(name: "ViewModelTests", dependencies: ["ViewModels", "Upstreams", "EventLoop", "JSON"]),
         .testTarget(
             name: "VMHostTests",
