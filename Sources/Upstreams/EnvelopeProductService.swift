@@ -34,7 +34,7 @@ public final class EnvelopeProductService: ProductService {
 
     /// Maps an envelope response to a page (public for tests).
     /// - Throws: ``UpstreamError`` `business` for `success: false`, `decoding` for a malformed shape.
-    public static func decode(_ json: JSONValue, requestedPage: Int) throws(UpstreamError) -> ProductPage {
+    nonisolated public static func decode(_ json: JSONValue, requestedPage: Int) throws(UpstreamError) -> ProductPage {
         guard let success = json["success"]?.boolValue else {
             throw .decoding("missing 'success'", service: "product API")
         }
@@ -60,7 +60,7 @@ public final class EnvelopeProductService: ProductService {
         return ProductPage(items: items, page: index, hasMore: index * size < total)
     }
 
-    private static func product(from entry: JSONValue) -> Product? {
+    nonisolated private static func product(from entry: JSONValue) -> Product? {
         guard let id = entry["ProductId"]?.lenientString, let name = entry["ProductName"]?.lenientString else {
             return nil
         }

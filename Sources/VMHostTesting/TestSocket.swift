@@ -30,13 +30,13 @@ public final class TestSocket {
             }
         }
         guard result == 0 else {
-            close(fd)
+            Glibc.close(fd)
             throw TestClientError("connect to port \(port) failed: errno \(errno)")
         }
         setTimeout(seconds: timeoutSeconds)
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit { if fd >= 0 { Glibc.close(fd) } }
 
     /// Sets the receive timeout.
     public func setTimeout(seconds: Int, microseconds: Int = 0) {

@@ -5,8 +5,12 @@ struct RandomDocuments {
     var generator: SplitMix64
 
     /// Keys chosen to collide often and to need pointer escaping.
-    static let keys = ["a", "b", "c", "id", "name", "items", "/", "~", "a/b", "m~n", "~1", "~0/", "", "é", "0", "-"]
-    static let strings = ["", "x", "y", "hello", "a/b", "~", "quote\"", "line\nbreak", "\u{1}", "é", "😀", "\u{2028}"]
+    static let keys = [
+        "a", "b", "c", "id", "name", "items", "/", "~", "a/b", "m~n", "~1", "~0/", "", "é", "0", "-",
+    ]
+    static let strings = [
+        "", "x", "y", "hello", "a/b", "~", "quote\"", "line\nbreak", "\u{1}", "é", "😀", "\u{2028}",
+    ]
 
     init(seed: UInt64) {
         generator = SplitMix64(seed: seed)
@@ -72,7 +76,7 @@ struct RandomDocuments {
             switch int(0...9) {
             case 0, 1:
                 elements.insert(document(depth: depth + 1), at: int(0...elements.count))
-            case 2, 3 where !elements.isEmpty:
+            case 2...3 where !elements.isEmpty:
                 elements.remove(at: int(0...(elements.count - 1)))
             case 4:
                 for _ in 0..<int(1...3) { elements.append(document(depth: depth + 1)) }
@@ -90,7 +94,7 @@ struct RandomDocuments {
             switch int(0...9) {
             case 0, 1:
                 object[key()] = document(depth: depth + 1)
-            case 2, 3 where !object.isEmpty:
+            case 2...3 where !object.isEmpty:
                 object.removeValue(forKey: object[int(0...(object.count - 1))].key)
             case 4:
                 object = JSONObject(object.reversed().map { ($0.key, $0.value) })

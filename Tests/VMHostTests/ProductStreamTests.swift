@@ -40,7 +40,7 @@ struct ProductStreamTests {
             #expect(first.id == "1")
             #expect(first.retry == 3000)
             let snapshot = try #require(first.json)
-            #expect(snapshot == app.client.get("/v1/sessions/\(id)/products").json)
+            #expect(snapshot == (try app.client.get("/v1/sessions/\(id)/products").json))
 
             let accepted = try app.client.post("/v1/sessions/\(id)/products/refresh")
             #expect(accepted.status == 202)
@@ -55,12 +55,12 @@ struct ProductStreamTests {
                 "id": "p-1001", "title": "Steady Growth 30", "subtitle": "Harbor Bank", "price": "1,000.00",
                 "badge": "On sale", "detail": "30 days · 3.00%", "imageUrl": nil,
             ])
-            #expect(loaded == app.client.get("/v1/sessions/\(id)/products").json)
+            #expect(loaded == (try app.client.get("/v1/sessions/\(id)/products").json))
 
             #expect(try app.client.post("/v1/sessions/\(id)/products/load-more").status == 202)
             let (more, _) = try follow(stream, from: loaded) { $0["page"] == 2 && $0["isLoadingMore"] == false }
             #expect(more["items"]?.arrayValue?.count == 40)
-            #expect(more == app.client.get("/v1/sessions/\(id)/products").json)
+            #expect(more == (try app.client.get("/v1/sessions/\(id)/products").json))
 
             #expect(try app.client.post("/v1/sessions/\(id)/products/load-more").status == 202)
             let (last, _) = try follow(stream, from: more) { $0["page"] == 3 && $0["isLoadingMore"] == false }
@@ -168,7 +168,7 @@ struct ProductStreamTests {
             )
             let snapshot = try #require(try old.next())
             #expect(snapshot.event == "snapshot")
-            #expect(snapshot.json == app.client.get("/v1/sessions/\(id)/products").json)
+            #expect(snapshot.json == (try app.client.get("/v1/sessions/\(id)/products").json))
             old.close()
         }
     }
@@ -183,7 +183,7 @@ struct ProductStreamTests {
             let loaded = try #require(try stream.next())
             #expect(refreshing.event == "snapshot" && loaded.event == "snapshot")
             #expect(refreshing.json?["isRefreshing"] == true)
-            #expect(loaded.json == app.client.get("/v1/sessions/\(id)/products").json)
+            #expect(loaded.json == (try app.client.get("/v1/sessions/\(id)/products").json))
             #expect(loaded.id == "3")
             stream.close()
 

@@ -1,0 +1,67 @@
+import EventLoop
+
+/// One photo of a Flickr search result, with the parts needed to build its static image URLs.
+public struct FlickrPhoto: Sendable, Equatable {
+    /// Flickr's photo id (a numeric string).
+    public var id: String
+    /// The photo's title (may be empty).
+    public var title: String
+    /// The static server the image lives on.
+    public var server: String
+    /// The secret that is part of the image URL.
+    public var secret: String
+
+    /// Creates a photo.
+    public init(id: String, title: String, server: String, secret: String) {
+        self.id = id
+        self.title = title
+        self.server = server
+        self.secret = secret
+    }
+
+    /// The 240 px image: `https://live.staticflickr.com/{server}/{id}_{secret}_m.jpg`.
+    public var url: String { imageURL(suffix: "m") }
+
+    /// The 75 px square: `https://live.staticflickr.com/{server}/{id}_{secret}_s.jpg`.
+    public var thumbnailUrl: String { imageURL(suffix: "s") }
+
+    private func imageURL(suffix: String) -> String {
+        "https://live.staticflickr.com/\(server)/\(id)_\(secret)_\(suffix).jpg"
+    }
+}
+
+/// One page of a Flickr photo search.
+public struct FlickrSearchPage: Sendable, Equatable {
+    /// The 1-based page number.
+    public var page: Int
+    /// The number of pages.
+    public var pages: Int
+    /// The number of matching photos.
+    public var total: Int
+    /// The photos of this page.
+    public var photos: [FlickrPhoto]
+
+    /// Creates a page.
+    public init(page: Int, pages: Int, total: Int, photos: [FlickrPhoto]) {
+        self.page = page
+        self.pages = pages
+        self.total = total
+        self.photos = photos
+    }
+}
+
+/// The model layer of the photo search: the three Flickr methods the search view model uses.
+@LoopActor
+public protocol FlickrService: AnyObject {
+    /// `flickr.photos.search` with `sort=interestingness-desc`.
+    /// - Throws: ``UpstreamError`` or `CancellationError`.
+    func search(text: String, page: Int) async throws -> FlickrSearchPage
+
+    /// The `total` of `flickr.photos.getFavorites`.
+    /// - Throws: ``UpstreamError`` or `CancellationError`.
+    func favoritesCount(photoID: String) async throws -> Int
+
+    /// The number of comments of `flickr.photos.comments.getList` (a missing `comment` list counts 0).
+    /// - Throws: ``UpstreamError`` or `CancellationError`.
+    func commentsCount(photoID: String) async throws -> Int
+}

@@ -1,0 +1,64 @@
+import JSON
+import JSONPatch
+import Testing
+
+/// Random documents and random edits: the diff must always apply back to the target, and survive serialisation.
+@Suite struct JSONPatchPropertyTests {
+    /// Checks `apply(diff(old, new), old) == new`, the op kinds, and the serialise/parse round trip of the patch.
+    private func check(_ old: JSONValue, _ new: JSONValue, _ context: String) throws {
+        let operations = JSONPatch.diff(from: old, to: new)
+        let applied = try JSONPatch.apply(operations, to: old)
+        #expect(applied == new, "\(context): \(old) → \(new) via \(serialized(operations))")
+        if old == new {
+            #expect(operations.isEmpty, "\(context)")
+        }
+        for operation in operations {
+            switch operation {
+            case .add, .remove, .replace: continue
+            case .move, .copy, .test: Issue.record("\(context): unexpected \(operation.name)")
+            }
+        }
+        var buffer: [UInt8] = []
+        JSONPatch.serialize(operations, into: &buffer)
+        let reparsed = try JSONPatch.parse(JSONParser.parse(buffer))
+        #expect(reparsed == operations, "\(context)")
+    }
+
+    @Test func diffOfEditedDocumentsApplies() throws {
+        var random = RandomDocuments(seed: 0x5EED_0001)
+        for iteration in 0..<2500 {
+            let old = random.document()
+            let new = random.mutated(old)
+            try check(old, new, "edited #\(iteration)")
+            try check(new, old, "reverted #\(iteration)")
+        }
+    }
+
+    @Test func diffOfUnrelatedDocumentsApplies() throws {
+        var random = RandomDocuments(seed: 0x5EED_0002)
+        for iteration in 0..<2000 {
+            let old = random.document()
+            let new = random.document()
+            try check(old, new, "unrelated #\(iteration)")
+        }
+    }
+
+    @Test func diffOfEqualDocumentsIsEmpty() throws {
+        var random = RandomDocuments(seed: 0x5EED_0003)
+        for _ in 0..<500 {
+            let document = random.document()
+            #expect(JSONPatch.diff(from: document, to: document).isEmpty)
+            let reparsed = try JSONParser.parse(document.serializedBytes)
+            #expect(JSONPatch.diff(from: document, to: reparsed).isEmpty)
+        }
+    }
+
+    @Test func splitMixIsDeterministic() {
+        var first = SplitMix64(seed: 1)
+        var second = SplitMix64(seed: 1)
+        let a = (0..<5).map { _ in first.next() }
+        let b = (0..<5).map { _ in second.next() }
+        #expect(a == b)
+        #expect(Set(a).count == 5)
+    }
+}
