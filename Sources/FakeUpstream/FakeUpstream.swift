@@ -4,16 +4,31 @@ import JSON
 import Logging
 
 /// Deterministic upstream APIs for offline runs and tests, served by vmhost's own HTTP server on another
-/// loopback port: the `envelope` product API, with configurable latency and fault injection.
+/// loopback port: the `envelope` and `dummyjson` product APIs and the Flickr REST API, with configurable
+/// latency and fault injection.
 ///
-/// Endpoints: `GET /products?page=N&pageSize=M`; `GET /_control` (behaviour and request counts);
-/// `PUT /_control` with `{"latencyMs", "fault", "faultCount", "slowDelayMs"}` to change the behaviour.
+/// Endpoints:
+/// - `GET /products?page=N&pageSize=M`: the `envelope` product API (57 products).
+/// - `GET /dummyjson/products?limit=M&skip=K`: the `dummyjson` product API (194 products; `limit=0` is all).
+/// - `GET /services/rest/?method=...`: Flickr's `flickr.photos.search` (`text`, `page`, `per_page`),
+///   `flickr.photos.getFavorites` and `flickr.photos.comments.getList` (`photo_id`); any other method answers
+///   `stat: fail` with code 112. Always JSON, whatever `format` and `nojsoncallback` say; `api_key` is ignored.
+/// - `GET /_control` (behaviour and request counts); `PUT /_control` with
+///   `{"latencyMs", "fault", "faultCount", "slowDelayMs"}` to change the behaviour.
+///
+/// Every endpoint but `/_control` takes the latency and the faults. The `business` fault answers HTTP 200 with
+/// `success: false` (envelope) or `stat: fail` code 100 (Flickr); DummyJSON has no in-body failure, so there
+/// it answers a truncated body like `malformed`.
 @LoopActor
 public final class FakeUpstream {
     /// The current behaviour.
     public var behavior: FakeUpstreamBehavior
-    /// Requests served per path (`/products`), for tests and `GET /_control`.
+    /// Requests served per path (`/products`, `/dummyjson/products`) or Flickr method (`flickr.photos.search`,
+    /// `flickr.photos.getFavorites`, `flickr.photos.comments.getList`, any other as `flickr.unknown`), for tests
+    /// and `GET /_control`.
     public private(set) var requestCounts: [String: Int] = [:]
+    /// The `text` of the last `flickr.photos.search` served, as decoded (for tests of the client's encoding).
+    public private(set) var lastFlickrSearchText: String?
 
     private var server: HTTPServer?
     private let logger: Logger
@@ -33,6 +48,8 @@ public final class FakeUpstream {
     public func start(host: String = "127.0.0.1", port: Int = 0) throws(HTTPServerError) -> String {
         var router = Router()
         router.on(.get, "/products") { [unowned self] request in self.products(request) }
+        router.on(.get, "/dummyjson/products") { [unowned self] request in self.dummyJSONProducts(request) }
+        router.on(.get, "/services/rest") { [unowned self] request in self.flickr(request) }
         router.on(.get, "/_control") { [unowned self] _ in .response(.json(self.controlState)) }
         router.on(.put, "/_control") { [unowned self] request in try self.updateControl(request) }
         let server = HTTPServer(
@@ -51,7 +68,7 @@ public final class FakeUpstream {
         server = nil
     }
 
-    /// Total requests served on `path`.
+    /// Total requests served on `path` (or for a Flickr method, see ``requestCounts``).
     public func requestCount(_ path: String) -> Int { requestCounts[path, default: 0] }
 
     // MARK: Products
@@ -70,10 +87,70 @@ public final class FakeUpstream {
         return respond(normal: answer, business: business)
     }
 
+    // MARK: DummyJSON
+
+    private func dummyJSONProducts(_ request: HTTPRequest) -> HTTPHandlerResult {
+        requestCounts["/dummyjson/products", default: 0] += 1
+        let limit = request.query["limit"].flatMap { Int($0) } ?? DummyJSONFixtures.defaultLimit
+        let skip = request.query["skip"].flatMap { Int($0) } ?? 0
+        let truncated = Self.truncatedJSON(#"{"products": [{"id": 1, "title": "Essence Mas"#)
+        return respond(
+            normal: .json(DummyJSONFixtures.page(limit: limit, skip: skip)), business: truncated, malformed: truncated
+        )
+    }
+
+    // MARK: Flickr
+
+    private static let flickrMethods: Set = [
+        "flickr.photos.search", "flickr.photos.getFavorites", "flickr.photos.comments.getList",
+    ]
+
+    private func flickr(_ request: HTTPRequest) -> HTTPHandlerResult {
+        let query = request.query
+        let method = query["method"] ?? ""
+        requestCounts[Self.flickrMethods.contains(method) ? method : "flickr.unknown", default: 0] += 1
+        let answer: JSONValue
+        switch method {
+        case "flickr.photos.search":
+            let text = query["text"] ?? ""
+            lastFlickrSearchText = text
+            answer = FlickrFixtures.search(
+                text: text, page: query["page"].flatMap { Int($0) } ?? 1,
+                perPage: query["per_page"].flatMap { Int($0) } ?? FlickrFixtures.defaultPerPage
+            )
+        case "flickr.photos.getFavorites", "flickr.photos.comments.getList":
+            let photoID = query["photo_id"] ?? ""
+            if !FlickrFixtures.isValidPhotoID(photoID) {
+                answer = Self.flickrFailure(code: 1, message: "Photo \"\(photoID)\" not found (invalid ID)")
+            } else if method == "flickr.photos.getFavorites" {
+                answer = FlickrFixtures.favorites(photoID: photoID)
+            } else {
+                answer = FlickrFixtures.comments(photoID: photoID)
+            }
+        default:
+            answer = Self.flickrFailure(code: 112, message: "Method \"\(method)\" not found")
+        }
+        return respond(
+            normal: .json(answer),
+            business: .json(Self.flickrFailure(code: 100, message: "Invalid API Key (Key has invalid format)")),
+            malformed: Self.truncatedJSON(#"{"photos": {"page": 1, "pages": "#)
+        )
+    }
+
+    private static func flickrFailure(code: Int, message: String) -> JSONValue {
+        ["stat": "fail", "code": .int(code), "message": .string(message)]
+    }
+
     // MARK: Faults
 
-    /// Applies latency and the current fault to a normal answer.
-    func respond(normal: HTTPResponse, business: HTTPResponse) -> HTTPHandlerResult {
+    /// A 200 answer whose JSON body is cut short.
+    private static func truncatedJSON(_ text: String) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", "application/json")], body: Array(text.utf8))
+    }
+
+    /// Applies latency and the current fault to a normal answer; `business` is the answer of the `business`
+    /// fault and `malformed` (by default a truncated envelope) the one of the `malformed` fault.
+    func respond(normal: HTTPResponse, business: HTTPResponse, malformed: HTTPResponse? = nil) -> HTTPHandlerResult {
         let fault = takeFault()
         let latency = behavior.latency
         let slowDelay = behavior.slowDelay
@@ -89,10 +166,7 @@ public final class FakeUpstream {
                 body: Array("Too Many Requests".utf8)
             )
         case .malformed?:
-            response = HTTPResponse(
-                status: 200, headers: [HTTPHeader("Content-Type", "application/json")],
-                body: Array(#"{"success": true, "data": [{"ProductId": "p-1"#.utf8)
-            )
+            response = malformed ?? Self.truncatedJSON(#"{"success": true, "data": [{"ProductId": "p-1"#)
         case .business?:
             response = business
         case .slow?:

@@ -90,6 +90,16 @@ public struct JSONObject: Sendable {
         return removed
     }
 
+    /// Whether both objects share the same member storage, which makes them equal without comparing members.
+    /// `false` says nothing about equality.
+    public func isIdentical(to other: JSONObject) -> Bool {
+        members.withUnsafeBufferPointer { lhs in
+            other.members.withUnsafeBufferPointer { rhs in
+                lhs.baseAddress == rhs.baseAddress && lhs.count == rhs.count
+            }
+        }
+    }
+
     private mutating func rebuildPositions() {
         var index = [String: Int](minimumCapacity: members.count)
         for (position, member) in members.enumerated() {
@@ -128,6 +138,7 @@ extension JSONObject: Hashable {
     /// Objects are equal when they have the same keys with equal values, in any order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
+        if lhs.isIdentical(to: rhs) { return true }
         for (position, member) in lhs.members.enumerated() {
             // Fast path: members are usually in the same order.
             let other = rhs.members[position]

@@ -15,6 +15,23 @@ extension JSONValue: Hashable {
         }
     }
 
+    /// Whether the two values are certainly equal without a deep comparison: equal scalars, or arrays and objects
+    /// sharing the same storage (an unmodified copy). `false` says nothing about equality. O(1) except for strings.
+    public func isIdentical(to other: JSONValue) -> Bool {
+        switch (self, other) {
+        case (.array(let a), .array(let b)):
+            a.withUnsafeBufferPointer { lhs in
+                b.withUnsafeBufferPointer { rhs in lhs.baseAddress == rhs.baseAddress && lhs.count == rhs.count }
+            }
+        case (.object(let a), .object(let b)):
+            a.isIdentical(to: b)
+        case (.array, _), (.object, _), (_, .array), (_, .object):
+            false
+        default:
+            self == other
+        }
+    }
+
     /// Hashes consistently with `==`: integral doubles hash like the equal int, objects hash order-independently.
     public func hash(into hasher: inout Hasher) {
         switch self {

@@ -2,10 +2,13 @@ import JSON
 
 /// Computes the `add`/`remove`/`replace` operations behind ``JSONPatch/diff(from:to:)``.
 ///
-/// The walk compares each pair of values once while descending: objects are matched by key, arrays by skipping
-/// the common prefix and suffix and pairing the remaining middle elements by position. When the operations for a
-/// container are many (more than ``sizeGuardMinimumOperations``) and would serialise larger than replacing the
-/// container outright, they are collapsed into that single `replace`.
+/// The walk compares each pair of values once while descending (skipping subtrees that share storage): objects are matched by key, arrays by skipping
+/// the common prefix and suffix and pairing the remaining middle elements by position.
+///
+/// Size guard: when the operations for a container are many (more than ``sizeGuardMinimumOperations``), include a
+/// `remove` or `replace`, and would serialise larger than replacing the container outright, they are collapsed into
+/// that single `replace`. Pure additions are never collapsed: they carry only new data, and appending `k` elements
+/// must stay exactly `k` `add` operations.
 struct JSONDiffer {
     /// Containers with at most this many generated operations keep them without a size comparison.
     static let sizeGuardMinimumOperations = 8
@@ -18,16 +21,21 @@ struct JSONDiffer {
     private var pathSize = 0
     /// The estimated serialised size of `operations`.
     private var operationsSize = 0
+    /// How many of `operations` are not `add`.
+    private var nonAdditions = 0
 
     /// Appends the operations turning `old` into `new` at the current path.
     mutating func diff(_ old: JSONValue, _ new: JSONValue) {
         switch (old, new) {
         case (.object(let oldObject), .object(let newObject)):
-            let start = (count: operations.count, size: operationsSize)
+            // Unchanged subtrees of a state usually still share storage with the previous state: skip them in O(1).
+            if oldObject.isIdentical(to: newObject) { return }
+            let start = mark
             diffObjects(oldObject, newObject)
             collapseIfLarger(since: start, replacement: new)
         case (.array(let oldArray), .array(let newArray)):
-            let start = (count: operations.count, size: operationsSize)
+            if old.isIdentical(to: new) { return }
+            let start = mark
             diffArrays(oldArray, newArray)
             collapseIfLarger(since: start, replacement: new)
         default:
@@ -100,8 +108,15 @@ struct JSONDiffer {
 
     // MARK: - Size guard
 
-    private mutating func collapseIfLarger(since start: (count: Int, size: Int), replacement: JSONValue) {
-        guard operations.count - start.count > Self.sizeGuardMinimumOperations else { return }
+    /// The state of the output, to measure what a container generated.
+    private typealias Mark = (count: Int, size: Int, nonAdditions: Int)
+
+    private var mark: Mark { (operations.count, operationsSize, nonAdditions) }
+
+    private mutating func collapseIfLarger(since start: Mark, replacement: JSONValue) {
+        guard operations.count - start.count > Self.sizeGuardMinimumOperations,
+            nonAdditions > start.nonAdditions
+        else { return }
         let generatedSize = operationsSize - start.size
         let overhead = Self.replaceOverhead + pathSize
         guard let valueSize = JSONSizeEstimator.size(of: replacement, limit: generatedSize - overhead - 1) else {
@@ -109,6 +124,7 @@ struct JSONDiffer {
         }
         operations.removeSubrange(start.count...)
         operationsSize = start.size
+        nonAdditions = start.nonAdditions
         emit(.replace(path: pointer, value: replacement), size: overhead + valueSize)
     }
 
@@ -138,6 +154,7 @@ struct JSONDiffer {
     private mutating func emit(_ operation: JSONPatchOperation, size: Int) {
         operations.append(operation)
         operationsSize += size
+        if case .add = operation {} else { nonAdditions += 1 }
     }
 
     private func valueSize(_ value: JSONValue) -> Int {

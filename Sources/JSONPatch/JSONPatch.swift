@@ -5,8 +5,9 @@ public enum JSONPatch {
     /// The operations (only `add`, `remove` and `replace`) that turn `old` into `new` when applied in order.
     ///
     /// Equal values give no operations. Appending `k` elements to an array gives exactly `k` `add` operations.
-    /// Where many operations for one container would serialise larger than replacing it, a single `replace` of
-    /// the container is produced instead; a change of type replaces the value (the root path `""` included).
+    /// Where many operations (more than 8, not all additions) for one container would serialise larger than
+    /// replacing it, a single `replace` of the container is produced instead; a change of type replaces the value
+    /// (the root path `""` included).
     public static func diff(from old: JSONValue, to new: JSONValue) -> [JSONPatchOperation] {
         var differ = JSONDiffer()
         differ.diff(old, new)

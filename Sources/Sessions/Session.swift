@@ -9,6 +9,10 @@ import ViewModels
 public final class Session {
     /// The session id (the capability to use it).
     public let id: String
+    /// The Flickr search view model.
+    public let search: SearchViewModel
+    /// The search's state stream.
+    public let searchChannel: StateChannel
     /// The product list view model.
     public let products: ProductListViewModel
     /// The product list's state stream.
@@ -19,30 +23,38 @@ public final class Session {
     public private(set) var isClosed = false
 
     /// Creates a session and wires each view model to its channel.
-    public init(id: String, products: ProductListViewModel, now: ContinuousClock.Instant, replayCapacity: Int = 64) {
+    public init(
+        id: String, search: SearchViewModel, products: ProductListViewModel, now: ContinuousClock.Instant,
+        replayCapacity: Int = 64
+    ) {
         self.id = id
+        self.search = search
         self.products = products
         self.lastActivity = now
+        searchChannel = StateChannel(initial: search.state.json, replayCapacity: replayCapacity)
         productsChannel = StateChannel(initial: products.state.json, replayCapacity: replayCapacity)
+        search.onChange = { [weak searchChannel] state in searchChannel?.publish(state.json) }
         products.onChange = { [weak productsChannel] state in productsChannel?.publish(state.json) }
     }
 
     /// Every channel of the session.
-    public var channels: [StateChannel] { [productsChannel] }
+    public var channels: [StateChannel] { [searchChannel, productsChannel] }
 
     /// Open event streams across all channels.
     public var openStreamCount: Int { channels.reduce(0) { $0 + $1.subscriberCount } }
 
-    /// The session resource: `{"id", "products": ProductListState}`.
+    /// The session resource: `{"id", "search": SearchState, "products": ProductListState}`.
     public var json: JSONValue {
-        ["id": .string(id), "products": productsChannel.state]
+        ["id": .string(id), "search": searchChannel.state, "products": productsChannel.state]
     }
 
     /// Cancels all in-flight work and ends every stream.
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        search.onChange = nil
         products.onChange = nil
+        search.shutdown()
         products.cancel()
         for channel in channels { channel.close() }
     }

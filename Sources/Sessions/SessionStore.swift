@@ -36,6 +36,7 @@ public final class SessionStore {
     /// The limits in effect.
     public let configuration: SessionStoreConfiguration
     private var sessions: [String: Session] = [:]
+    private let makeSearch: @LoopActor () -> SearchViewModel
     private let makeProducts: @LoopActor () -> ProductListViewModel
     private let now: @LoopActor () -> ContinuousClock.Instant
     private var sweeper: LoopTimer?
@@ -44,14 +45,17 @@ public final class SessionStore {
 
     /// Creates a store.
     /// - Parameters:
+    ///   - makeSearch: builds the search view model of a new session.
     ///   - makeProducts: builds the product list view model of a new session.
     ///   - now: the clock (injected for tests).
     public init(
         configuration: SessionStoreConfiguration,
+        makeSearch: @escaping @LoopActor () -> SearchViewModel,
         makeProducts: @escaping @LoopActor () -> ProductListViewModel,
         now: @escaping @LoopActor () -> ContinuousClock.Instant = { ContinuousClock.now }
     ) {
         self.configuration = configuration
+        self.makeSearch = makeSearch
         self.makeProducts = makeProducts
         self.now = now
     }
@@ -76,7 +80,7 @@ public final class SessionStore {
             throw SessionLimitReached(limit: configuration.maxSessions)
         }
         let session = Session(
-            id: SessionID.generate(), products: makeProducts(), now: now(),
+            id: SessionID.generate(), search: makeSearch(), products: makeProducts(), now: now(),
             replayCapacity: configuration.replayCapacity
         )
         sessions[session.id] = session

@@ -52,7 +52,7 @@ public struct FlickrSearchPage: Sendable, Equatable {
 
 /// The model layer of the photo search: the three Flickr methods the search view model uses.
 @LoopActor
-public protocol FlickrService: AnyObject {
+public protocol FlickrService: AnyObject, Sendable {
     /// `flickr.photos.search` with `sort=interestingness-desc`.
     /// - Throws: ``UpstreamError`` or `CancellationError`.
     func search(text: String, page: Int) async throws -> FlickrSearchPage

@@ -16,6 +16,26 @@ public func fetchJSON(_ url: String, client: HTTPClient, service: String) async 
     } catch {
         throw UpstreamError(error)
     }
+    return try decodeJSONResponse(response, service: service)
+}
+
+/// Like ``fetchJSON(_:client:service:)``, through a ``SharedFetcher``: identical requests in flight share
+/// one transfer, and `cacheable` answers come from its cache while fresh.
+@LoopActor
+public func fetchJSON(_ url: String, fetcher: SharedFetcher, service: String, cacheable: Bool) async throws -> JSONValue {
+    let response: HTTPClientResponse
+    do {
+        response = try await fetcher.get(url, headers: [("Accept", "application/json")], cacheable: cacheable)
+    } catch .cancelled {
+        throw CancellationError()
+    } catch {
+        throw UpstreamError(error)
+    }
+    return try decodeJSONResponse(response, service: service)
+}
+
+/// Classifies a response: non-2xx is an `upstream` error, a body that is not JSON a `decoding` error.
+func decodeJSONResponse(_ response: HTTPClientResponse, service: String) throws(UpstreamError) -> JSONValue {
     guard (200..<300).contains(response.status) else {
         throw UpstreamError.httpStatus(response.status, service: service)
     }

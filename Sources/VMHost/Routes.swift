@@ -33,6 +33,7 @@ struct Routes {
             return .response(.noContent)
         }
 
+        registerSearch(on: &router)
         registerProducts(on: &router)
     }
 
@@ -55,6 +56,82 @@ struct Routes {
         )
     }
 
+    // MARK: Search
+
+    private func registerSearch(on router: inout Router) {
+        router.on(.get, "/v1/sessions/:id/search") { request in
+            .response(.json(bytes: try session(request).searchChannel.stateBytes))
+        }
+        router.on(.get, "/v1/sessions/:id/search/events") { request in
+            try stream(request) { $0.searchChannel }
+        }
+        router.on(.post, "/v1/sessions/:id/search/text") { request in
+            let session = try session(request)
+            let body = try request.jsonObjectBody()
+            guard let text = body["text"]?.stringValue else { throw HTTPError.invalidField("text", "must be a string") }
+            let autoSearch = try Self.optionalBool(body, "autoSearch") ?? false
+            session.search.setText(text, autoSearch: autoSearch)
+            return .response(.json(bytes: session.searchChannel.stateBytes))
+        }
+        router.on(.post, "/v1/sessions/:id/search/execute") { request in
+            let session = try session(request)
+            let body = try request.jsonObjectBody()
+            var text: String?
+            if let value = body["text"], !value.isNull {
+                guard let string = value.stringValue else { throw HTTPError.invalidField("text", "must be a string") }
+                text = string
+            }
+            do throws(CommandDisabled) {
+                try session.search.execute(text: text)
+            } catch {
+                throw Self.commandDisabled(error)
+            }
+            return accepted(request, channel: session.searchChannel) { await session.search.waitUntilIdle() }
+        }
+        router.on(.post, "/v1/sessions/:id/search/load-more") { request in
+            let session = try session(request)
+            _ = try request.jsonObjectBody()
+            do throws(CommandDisabled) {
+                try session.search.loadMore()
+            } catch {
+                throw Self.commandDisabled(error)
+            }
+            return accepted(request, channel: session.searchChannel) { await session.search.waitUntilIdle() }
+        }
+        router.on(.post, "/v1/sessions/:id/search/cancel") { request in
+            let session = try session(request)
+            _ = try request.jsonObjectBody()
+            session.search.cancel()
+            return .response(.json(bytes: session.searchChannel.stateBytes))
+        }
+        router.on(.post, "/v1/sessions/:id/search/visible") { request in
+            let session = try session(request)
+            let body = try request.jsonObjectBody()
+            guard let list = body["photoIds"]?.arrayValue else {
+                throw HTTPError.invalidField("photoIds", "must be an array of strings")
+            }
+            guard list.count <= Self.maxVisiblePhotos else {
+                throw HTTPError.invalidField("photoIds", "may list at most \(Self.maxVisiblePhotos) photos")
+            }
+            var ids: [String] = []
+            for entry in list {
+                guard let id = entry.stringValue else { throw HTTPError.invalidField("photoIds", "must be an array of strings") }
+                ids.append(id)
+            }
+            session.search.visible(ids)
+            return accepted(request, channel: session.searchChannel) { await session.search.waitUntilMetadataLoaded() }
+        }
+    }
+
+    /// The most photo ids one `visible` command may list.
+    static let maxVisiblePhotos = 500
+
+    static func optionalBool(_ body: JSONObject, _ field: String) throws(HTTPError) -> Bool? {
+        guard let value = body[field], !value.isNull else { return nil }
+        guard let bool = value.boolValue else { throw HTTPError.invalidField(field, "must be a boolean") }
+        return bool
+    }
+
     // MARK: Products
 
     private func registerProducts(on router: inout Router) {
@@ -66,11 +143,13 @@ struct Routes {
         }
         router.on(.post, "/v1/sessions/:id/products/refresh") { request in
             let session = try session(request)
+            _ = try request.jsonObjectBody()
             session.products.refresh()
             return accepted(request, channel: session.productsChannel) { await session.products.waitUntilIdle() }
         }
         router.on(.post, "/v1/sessions/:id/products/load-more") { request in
             let session = try session(request)
+            _ = try request.jsonObjectBody()
             do throws(CommandDisabled) {
                 try session.products.loadMore()
             } catch {
@@ -80,6 +159,7 @@ struct Routes {
         }
         router.on(.post, "/v1/sessions/:id/products/cancel") { request in
             let session = try session(request)
+            _ = try request.jsonObjectBody()
             session.products.cancel()
             return .response(.json(bytes: session.productsChannel.stateBytes))
         }

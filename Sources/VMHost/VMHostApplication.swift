@@ -46,6 +46,7 @@ public final class VMHostApplication {
                 idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
                 sweepInterval: min(.seconds(5), idleTimeout / 4), replayCapacity: configuration.replayCapacity
             ),
+            makeSearch: { SearchViewModel(service: upstreams.makeFlickrService()) },
             makeProducts: { ProductListViewModel(service: upstreams.makeProductService()) }
         )
     }
@@ -63,7 +64,7 @@ public final class VMHostApplication {
             fakeUpstream = fake
             logger.info("embedded fake upstream started", metadata: ["url": "\(url)"])
         }
-        upstreams.productsBaseURL = configuration.productsURL ?? fakeUpstream?.baseURL ?? ""
+        upstreams.configureURLs(fakeBaseURL: fakeUpstream?.baseURL ?? "")
 
         var router = Router()
         Routes(sessions: sessions, metrics: metrics, idleTimeoutSeconds: configuration.sessionIdleTimeoutSeconds)
@@ -104,6 +105,8 @@ public final class VMHostApplication {
 @LoopActor
 final class UpstreamFactory {
     var productsBaseURL = ""
+    var flickrEndpoint = ""
+    var flickrAPIKey: String?
     private let client: HTTPClient
     private let configuration: VMHostConfiguration
     private let recorder: UpstreamRecorder
@@ -114,12 +117,35 @@ final class UpstreamFactory {
         self.recorder = recorder
     }
 
+    /// Sets the upstream URLs from the configuration, using the fake upstream at `fakeBaseURL` for any upstream
+    /// without a URL (the real Flickr API when only a key is given).
+    func configureURLs(fakeBaseURL: String) {
+        productsBaseURL = configuration.productsURL
+            ?? (configuration.productsFormat == .dummyjson ? fakeBaseURL + "/dummyjson" : fakeBaseURL)
+        if let url = configuration.flickrURL {
+            flickrEndpoint = url
+        } else if configuration.flickrAPIKey != nil {
+            flickrEndpoint = "https://api.flickr.com/services/rest/"
+        } else {
+            flickrEndpoint = fakeBaseURL + "/services/rest/"
+        }
+        flickrAPIKey = configuration.flickrAPIKey
+    }
+
     func makeProductService() -> any ProductService {
         switch configuration.productsFormat {
-        case .envelope, .dummyjson:
+        case .envelope:
             EnvelopeProductService(
                 client: client, baseURL: productsBaseURL, pageSize: configuration.productsPageSize, recorder: recorder
             )
+        case .dummyjson:
+            DummyJSONProductService(
+                client: client, baseURL: productsBaseURL, pageSize: configuration.productsPageSize, recorder: recorder
+            )
         }
+    }
+
+    func makeFlickrService() -> any FlickrService {
+        FlickrAPIService(client: client, endpoint: flickrEndpoint, apiKey: flickrAPIKey, recorder: recorder)
     }
 }

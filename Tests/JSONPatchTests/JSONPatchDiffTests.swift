@@ -116,6 +116,16 @@ import Testing
         #expect(operations.allSatisfy { if case .replace = $0 { $0.path.tokens.last == "n" } else { false } })
     }
 
+    @Test func sharedSubtreesAreSkippedButEditsFound() throws {
+        var state = JSONObject()
+        state["rows"] = .array((0..<1000).map { ["id": .int($0), "tags": ["x"]] })
+        state["header"] = ["title": "t", "count": 1000]
+        let old = JSONValue.object(state)
+        state["header"] = ["title": "t", "count": 1001]
+        let new = JSONValue.object(state)
+        #expect(JSONPatch.diff(from: old, to: new) == [.replace(path: try pointer("/header/count"), value: 1001)])
+    }
+
     @Test func largeDocumentsWithSmallChanges() throws {
         let rows: [JSONValue] = (0..<5000).map { ["id": .int($0), "tags": ["a", "b"], "meta": ["x": .int($0 % 7)]] }
         var changed = rows

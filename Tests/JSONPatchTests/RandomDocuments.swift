@@ -27,7 +27,7 @@ struct RandomDocuments {
     /// A random document: containers up to `maxDepth` levels deep with 0...6 members each, mixed scalars.
     mutating func document(depth: Int = 0, maxDepth: Int = 4) -> JSONValue {
         let roll = int(0...9)
-        if depth < maxDepth && (depth == 0 || roll >= 6) {
+        if depth < maxDepth && (depth == 0 || roll >= (depth <= 2 ? 4 : 7)) {
             return roll % 2 == 0 ? array(depth: depth, maxDepth: maxDepth) : object(depth: depth, maxDepth: maxDepth)
         }
         return scalar()
@@ -83,7 +83,7 @@ struct RandomDocuments {
             case 5 where elements.count > 1:
                 elements.swapAt(0, elements.count - 1)
             case 6:
-                return document(depth: depth)
+                return chance(50) ? document(depth: depth) : .array(elements.map { mutate($0, depth: depth + 1) })
             default:
                 guard !elements.isEmpty else { return scalar() }
                 let index = int(0...(elements.count - 1))
@@ -99,7 +99,10 @@ struct RandomDocuments {
             case 4:
                 object = JSONObject(object.reversed().map { ($0.key, $0.value) })
             case 5:
-                return document(depth: depth)
+                guard chance(50) else { return document(depth: depth) }
+                for member in object {
+                    object[member.key] = mutate(member.value, depth: depth + 1)
+                }
             default:
                 guard !object.isEmpty else { return .array([]) }
                 let member = object[int(0...(object.count - 1))]

@@ -62,6 +62,24 @@ import Testing
         #expect(forward != backward)
     }
 
+    @Test func identity() throws {
+        let value: JSONValue = ["a": [1, 2], "o": ["k": "v"]]
+        let copy = value
+        #expect(value.isIdentical(to: copy))
+        #expect(value["a"]!.isIdentical(to: copy["a"]!))
+        let reparsed = try JSONParser.parse(value.serializedBytes)
+        #expect(reparsed == value)
+        #expect(!reparsed.isIdentical(to: value))
+        #expect(JSONValue.int(1).isIdentical(to: .double(1)))
+        #expect(!JSONValue.int(1).isIdentical(to: .int(2)))
+        #expect(!JSONValue.array([]).isIdentical(to: .object([:])))
+        var object = value.objectValue!
+        let original = object
+        #expect(object.isIdentical(to: original))
+        object["a"] = 3
+        #expect(!object.isIdentical(to: original))
+    }
+
     @Test func literals() {
         let value: JSONValue = ["null": nil, "bool": true, "int": 3, "double": 2.5, "string": "s", "array": [1, "a"]]
         #expect(value["null"] == .some(.null))

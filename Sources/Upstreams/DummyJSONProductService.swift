@@ -1,0 +1,98 @@
+import EventLoop
+import HTTPClient
+import JSON
+
+/// The `dummyjson` product API (the shape of the public DummyJSON API): `GET {base}/products?limit=M&skip=K`
+/// answering `{"products": [...], "total", "skip", "limit"}`.
+@LoopActor
+public final class DummyJSONProductService: ProductService {
+    private static let service = "product API"
+
+    private let client: HTTPClient
+    private let baseURL: String
+    private let pageSize: Int
+    private let recorder: UpstreamRecorder
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - baseURL: the base that `/products?...` is appended to.
+    ///   - pageSize: items per page (`limit`).
+    ///   - recorder: receives one record per call (metrics), under the service name `products`.
+    public init(client: HTTPClient, baseURL: String, pageSize: Int = 20, recorder: UpstreamRecorder = .none) {
+        self.client = client
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.pageSize = max(pageSize, 1)
+        self.recorder = recorder
+    }
+
+    public func fetchPage(_ page: Int) async throws -> ProductPage {
+        let skip = max(page - 1, 0) * pageSize
+        return try await recordingUpstreamCall(service: "products", recorder: recorder) {
+            let json = try await fetchJSON(
+                "\(baseURL)/products?limit=\(pageSize)&skip=\(skip)", client: client, service: Self.service
+            )
+            return try Self.decode(json, requestedPage: page)
+        }
+    }
+
+    /// Maps a DummyJSON response to a page numbered `requestedPage` (public for tests).
+    /// - Throws: ``UpstreamError`` `decoding` for a malformed shape (DummyJSON has no in-body failure).
+    public static func decode(_ json: JSONValue, requestedPage: Int) throws(UpstreamError) -> ProductPage {
+        guard let list = json["products"]?.arrayValue else {
+            throw .decoding("missing 'products' list", service: service)
+        }
+        guard let total = json["total"]?.lenientInt, let skip = json["skip"]?.lenientInt else {
+            throw .decoding("missing numeric 'total' or 'skip'", service: service)
+        }
+        var items: [Product] = []
+        items.reserveCapacity(list.count)
+        for (index, entry) in list.enumerated() {
+            guard let item = product(from: entry) else {
+                throw .decoding("product \(index) lacks id or title", service: service)
+            }
+            items.append(item)
+        }
+        return ProductPage(items: items, page: requestedPage, hasMore: skip + list.count < total)
+    }
+
+    private static func product(from entry: JSONValue) -> Product? {
+        guard let id = entry["id"]?.lenientString, let title = entry["title"]?.stringValue else { return nil }
+        let subtitle = nonEmpty(entry["brand"]?.stringValue) ?? entry["category"]?.stringValue ?? ""
+        let price = entry["price"]?.lenientDouble.map { "$" + NumberFormatting.twoDecimals($0) } ?? ""
+        let inStock = (entry["stock"]?.lenientInt ?? 0) > 0
+        let rating = entry["rating"].flatMap(plainNumber) ?? "?"
+        let discount = entry["discountPercentage"]?.lenientDouble.flatMap(roundedPercent) ?? "?"
+        return Product(
+            id: id, title: title, subtitle: subtitle, price: price, badge: inStock ? "In stock" : "Out of stock",
+            detail: "★ \(rating) · \(discount)% off", imageUrl: nonEmpty(entry["thumbnail"]?.stringValue)
+        )
+    }
+
+    /// A number as given: `4.94` → `"4.94"`, `5` and `5.0` → `"5"`; a string holding a number stays as written.
+    static func plainNumber(_ value: JSONValue) -> String? {
+        switch value {
+        case .int(let int):
+            return String(int)
+        case .double(let double):
+            guard double.isFinite else { return nil }
+            if let integral = Int(exactly: double) { return String(integral) }
+            return String(double)
+        case .string(let string):
+            return value.lenientDouble != nil ? String(string.trimmingSpaces) : nil
+        default:
+            return nil
+        }
+    }
+
+    /// `7.17` → `"7"`, `12.5` → `"13"` (half away from zero).
+    static func roundedPercent(_ value: Double) -> String? {
+        let rounded = value.rounded(.toNearestOrAwayFromZero)
+        guard let integral = Int(exactly: rounded) else { return nil }
+        return String(integral)
+    }
+
+    private static func nonEmpty(_ string: String?) -> String? {
+        guard let string, !string.isEmpty else { return nil }
+        return string
+    }
+}

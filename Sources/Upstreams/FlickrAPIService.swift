@@ -1,0 +1,178 @@
+import EventLoop
+import HTTPClient
+import JSON
+
+/// The Flickr REST API in JSON (`format=json&nojsoncallback=1`): photo search, favorites and comments.
+///
+/// Flickr reports failures with HTTP 200 and `{"stat": "fail", "code", "message"}` (a `business` error), and
+/// sends `total`, `pages`, `perpage` and `page` sometimes as numbers, sometimes as strings. The API key never
+/// appears in an error message: it is redacted from whatever the transport reports.
+@LoopActor
+public final class FlickrAPIService: FlickrService {
+    private static let service = "Flickr"
+    private static let redactionMarker = "[redacted]"
+
+    private let client: HTTPClient
+    private let endpoint: String
+    private let apiKey: String?
+    private let perPage: Int
+    private let recorder: UpstreamRecorder
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - endpoint: the REST endpoint that `?method=...` is appended to (`&...` when it already has a query).
+    ///   - apiKey: sent as `api_key`; omitted when nil.
+    ///   - perPage: photos per search page (Flickr allows at most 500).
+    ///   - recorder: receives one record per call (metrics), under the service name `flickr`.
+    public init(
+        client: HTTPClient, endpoint: String, apiKey: String?, perPage: Int = 30, recorder: UpstreamRecorder = .none
+    ) {
+        self.client = client
+        self.endpoint = endpoint
+        self.apiKey = apiKey
+        self.perPage = min(max(perPage, 1), 500)
+        self.recorder = recorder
+    }
+
+    public func search(text: String, page: Int) async throws -> FlickrSearchPage {
+        let parameters = [
+            (name: "text", value: text), (name: "sort", value: "interestingness-desc"),
+            (name: "page", value: String(page)), (name: "per_page", value: String(perPage)),
+        ]
+        let json = try await call("flickr.photos.search", parameters)
+        return try Self.decodeSearch(json)
+    }
+
+    public func favoritesCount(photoID: String) async throws -> Int {
+        let json = try await call("flickr.photos.getFavorites", [(name: "photo_id", value: photoID)])
+        return try Self.decodeFavorites(json)
+    }
+
+    public func commentsCount(photoID: String) async throws -> Int {
+        let json = try await call("flickr.photos.comments.getList", [(name: "photo_id", value: photoID)])
+        return try Self.decodeComments(json)
+    }
+
+    /// The request URL of `method` with `parameters` (public for tests).
+    public func url(method: String, _ parameters: [(name: String, value: String)]) -> String {
+        var all = [(name: "method", value: method)]
+        if let apiKey { all.append((name: "api_key", value: apiKey)) }
+        all += parameters
+        all += [(name: "format", value: "json"), (name: "nojsoncallback", value: "1")]
+        let separator = if !endpoint.contains("?") {
+            "?"
+        } else if endpoint.hasSuffix("?") || endpoint.hasSuffix("&") {
+            ""
+        } else {
+            "&"
+        }
+        return endpoint + separator + PercentEncoding.query(all)
+    }
+
+    // MARK: Decoding
+
+    /// Maps a `flickr.photos.search` response to a page (public for tests).
+    /// - Throws: ``UpstreamError`` `business` for `stat: fail`, `decoding` for a malformed shape.
+    public static func decodeSearch(_ json: JSONValue) throws(UpstreamError) -> FlickrSearchPage {
+        try checkStat(json)
+        guard let photos = json["photos"], photos.objectValue != nil else {
+            throw .decoding("missing 'photos' object", service: service)
+        }
+        guard let page = photos["page"]?.lenientInt, let pages = photos["pages"]?.lenientInt,
+            let total = photos["total"]?.lenientInt
+        else {
+            throw .decoding("'photos' lacks numeric page, pages or total", service: service)
+        }
+        guard let list = photos["photo"]?.arrayValue else {
+            throw .decoding("missing 'photos.photo' list", service: service)
+        }
+        var result: [FlickrPhoto] = []
+        result.reserveCapacity(list.count)
+        for (index, entry) in list.enumerated() {
+            guard let photo = photo(from: entry) else {
+                throw .decoding("photo \(index) lacks id, server or secret", service: service)
+            }
+            result.append(photo)
+        }
+        return FlickrSearchPage(page: page, pages: pages, total: total, photos: result)
+    }
+
+    /// Reads the `photo.total` of a `flickr.photos.getFavorites` response (public for tests).
+    /// - Throws: ``UpstreamError`` `business` for `stat: fail`, `decoding` for a malformed shape.
+    public static func decodeFavorites(_ json: JSONValue) throws(UpstreamError) -> Int {
+        try checkStat(json)
+        guard let photo = json["photo"], photo.objectValue != nil else {
+            throw .decoding("missing 'photo' object", service: service)
+        }
+        guard let total = photo["total"]?.lenientInt, total >= 0 else {
+            throw .decoding("missing numeric 'photo.total'", service: service)
+        }
+        return total
+    }
+
+    /// Counts the comments of a `flickr.photos.comments.getList` response; a missing `comment` list is 0
+    /// (public for tests).
+    /// - Throws: ``UpstreamError`` `business` for `stat: fail`, `decoding` for a malformed shape.
+    public static func decodeComments(_ json: JSONValue) throws(UpstreamError) -> Int {
+        try checkStat(json)
+        guard let comments = json["comments"], comments.objectValue != nil else {
+            throw .decoding("missing 'comments' object", service: service)
+        }
+        switch comments["comment"] {
+        case nil, .null?:
+            return 0
+        case .array(let list)?:
+            return list.count
+        default:
+            throw .decoding("'comments.comment' is not a list", service: service)
+        }
+    }
+
+    /// Throws for anything but `stat: ok`.
+    private static func checkStat(_ json: JSONValue) throws(UpstreamError) {
+        guard json.objectValue != nil else { throw .decoding("the body is not an object", service: service) }
+        switch json["stat"]?.stringValue {
+        case "ok"?:
+            return
+        case "fail"?:
+            let message = json["message"]?.lenientString ?? "Flickr reported a failure"
+            throw UpstreamError(kind: .business, message: message, status: nil, code: json["code"]?.lenientInt)
+        default:
+            throw .decoding("missing or unknown 'stat'", service: service)
+        }
+    }
+
+    private static func photo(from entry: JSONValue) -> FlickrPhoto? {
+        guard let id = entry["id"]?.lenientString, !id.isEmpty,
+            let server = entry["server"]?.lenientString, !server.isEmpty,
+            let secret = entry["secret"]?.lenientString, !secret.isEmpty
+        else {
+            return nil
+        }
+        return FlickrPhoto(id: id, title: entry["title"]?.lenientString ?? "", server: server, secret: secret)
+    }
+
+    // MARK: Transport
+
+    /// Fetches one method's JSON, recording the call and keeping the API key out of every error message.
+    private func call(_ method: String, _ parameters: [(name: String, value: String)]) async throws -> JSONValue {
+        let url = url(method: method, parameters)
+        return try await recordingUpstreamCall(service: "flickr", recorder: recorder) {
+            do {
+                return try await fetchJSON(url, client: client, service: Self.service)
+            } catch let error as UpstreamError {
+                throw redacting(error)
+            }
+        }
+    }
+
+    /// The error with the API key (plain and percent-encoded) replaced in its message.
+    func redacting(_ error: UpstreamError) -> UpstreamError {
+        guard let apiKey, !apiKey.isEmpty else { return error }
+        var redacted = error
+        for secret in [apiKey, PercentEncoding.queryComponent(apiKey)] {
+            redacted.message = redacted.message.replacing(secret, with: Self.redactionMarker)
+        }
+        return redacted
+    }
+}

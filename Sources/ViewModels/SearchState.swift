@@ -1,0 +1,155 @@
+import JSON
+import Upstreams
+
+/// A photo cell: display-ready, with its metadata once loaded.
+public struct PhotoCell: Sendable, Equatable {
+    public var id: String
+    public var title: String
+    /// The 240 px image.
+    public var url: String
+    /// The 75 px square thumbnail (used by recent searches).
+    public var thumbnailUrl: String
+    /// Number of favorites; nil until loaded.
+    public var favorites: Int?
+    /// Number of comments; nil until loaded.
+    public var comments: Int?
+
+    /// A cell for a Flickr photo, without metadata.
+    public init(_ photo: FlickrPhoto) {
+        id = photo.id
+        title = photo.title
+        url = photo.url
+        thumbnailUrl = photo.thumbnailUrl
+    }
+
+    var json: JSONValue {
+        [
+            "id": .string(id), "title": .string(title), "url": .string(url),
+            "favorites": favorites.map { .int($0) } ?? .null, "comments": comments.map { .int($0) } ?? .null,
+        ]
+    }
+}
+
+/// The results of one search text, all pages loaded so far.
+public struct SearchResults: Sendable, Equatable {
+    public var searchString: String
+    public var totalResults: Int
+    public var page: Int
+    public var pages: Int
+    public var photos: [PhotoCell]
+
+    /// Creates results.
+    public init(searchString: String, totalResults: Int, page: Int, pages: Int, photos: [PhotoCell]) {
+        self.searchString = searchString
+        self.totalResults = totalResults
+        self.page = page
+        self.pages = pages
+        self.photos = photos
+    }
+
+    var json: JSONValue {
+        [
+            "searchString": .string(searchString), "totalResults": .int(totalResults), "page": .int(page),
+            "pages": .int(pages), "photos": .array(photos.map(\.json)),
+        ]
+    }
+}
+
+/// Which page of which text is being loaded.
+public struct SearchRequest: Sendable, Equatable {
+    /// The trimmed search text.
+    public var text: String
+    /// The page (1 for a new search, more for load-more).
+    public var page: Int
+
+    /// Creates a request.
+    public init(text: String, page: Int) {
+        self.text = text
+        self.page = page
+    }
+}
+
+/// A successful search, remembered for the recent-searches list.
+public struct RecentSearch: Sendable, Equatable {
+    public var searchString: String
+    public var totalResults: Int
+    public var thumbnailUrl: String?
+
+    /// Creates an entry.
+    public init(searchString: String, totalResults: Int, thumbnailUrl: String?) {
+        self.searchString = searchString
+        self.totalResults = totalResults
+        self.thumbnailUrl = thumbnailUrl
+    }
+
+    var json: JSONValue {
+        [
+            "searchString": .string(searchString), "totalResults": .int(totalResults),
+            "thumbnailUrl": thumbnailUrl.map { .string($0) } ?? .null,
+        ]
+    }
+}
+
+/// The whole state of the Flickr search screen.
+public struct SearchState: Sendable, Equatable {
+    /// The screen title.
+    public static let title = "Flickr Search"
+    /// At most this many recent searches are kept.
+    public static let recentSearchLimit = 10
+
+    /// The text in the search field, as typed.
+    public var searchText: String
+    /// The results, loading state and failure as one value.
+    public var results: Loadable<SearchResults, SearchRequest>
+    /// Successful searches, most recent first, unique by text.
+    public var recentSearches: [RecentSearch]
+    /// The most recent failure; cleared by the next successful load.
+    public var lastError: UpstreamError?
+
+    /// Creates a state; the default is the empty screen.
+    public init(
+        searchText: String = "", results: Loadable<SearchResults, SearchRequest> = .idle,
+        recentSearches: [RecentSearch] = [], lastError: UpstreamError? = nil
+    ) {
+        self.searchText = searchText
+        self.results = results
+        self.recentSearches = recentSearches
+        self.lastError = lastError
+    }
+
+    /// The text a search would use: `searchText` without surrounding white space.
+    public var trimmedText: String { Self.trim(searchText) }
+
+    /// Search is enabled exactly when the trimmed text has more than 3 characters.
+    public var canSearch: Bool { trimmedText.count > 3 }
+
+    /// Whether a search (any page) is in flight.
+    public var isSearching: Bool { results.isLoading }
+
+    /// Whether load-more is enabled: results shown, more pages, nothing in flight.
+    public var canLoadMore: Bool {
+        guard !isSearching, let value = results.value else { return false }
+        return value.page < value.pages
+    }
+
+    /// The API's SearchState (without `version`, which the state channel adds).
+    public var json: JSONValue {
+        [
+            "title": .string(Self.title),
+            "searchText": .string(searchText),
+            "canSearch": .bool(canSearch),
+            "isSearching": .bool(isSearching),
+            "results": results.json { $0.json },
+            "canLoadMore": .bool(canLoadMore),
+            "recentSearches": .array(recentSearches.map(\.json)),
+            "lastError": lastError?.json ?? .null,
+        ]
+    }
+
+    static func trim(_ text: String) -> String {
+        var slice = Substring(text)
+        while let first = slice.first, first.isWhitespace { slice = slice.dropFirst() }
+        while let last = slice.last, last.isWhitespace { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

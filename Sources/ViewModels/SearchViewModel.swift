@@ -1,0 +1,277 @@
+import EventLoop
+import Upstreams
+
+/// The Flickr photo search screen.
+///
+/// - `setText` updates the text; with `autoSearch` a search runs 300 ms after the last change (debounce)
+///   when `canSearch`.
+/// - `execute` starts page 1; latest wins: a search in flight is cancelled first, down to its transfer.
+/// - `loadMore` appends the next page; `cancel` restores the results as they were before that search.
+/// - `visible` loads favorites and comments counts of the photos on screen, once per photo, a few at a
+///   time, cancelling loads of photos that scrolled away.
+@LoopActor
+public final class SearchViewModel {
+    /// How long typing must pause before an automatic search.
+    public static let debounceInterval = Duration.milliseconds(300)
+    /// Photo metadata loads running at once.
+    public static let metadataConcurrency = 4
+
+    /// The current state. Every change is reported to ``onChange`` once.
+    public private(set) var state = SearchState() {
+        didSet { if state != oldValue { onChange?(state) } }
+    }
+
+    /// Called after every change of ``state``.
+    public var onChange: (@LoopActor (SearchState) -> Void)?
+
+    private let service: any FlickrService
+    private let clock: any Clock<Duration>
+    private var search: (task: Task<Void, Never>, restore: Loadable<SearchResults, SearchRequest>, id: Int)?
+    private var nextSearchID = 0
+    private var debounce: Task<Void, Never>?
+    private let idleWaiters = IdleWaiters()
+    private let metadataWaiters = IdleWaiters()
+
+    private var metadataLoaded: Set<String> = []
+    private var metadataQueue: [String] = []
+    private var metadataInFlight: [String: Task<Void, Never>] = [:]
+
+    /// Creates the view model.
+    /// - Parameters:
+    ///   - service: the Flickr API.
+    ///   - clock: the clock of the debounce (a test clock in tests).
+    public init(service: any FlickrService, clock: any Clock<Duration> = ContinuousClock()) {
+        self.service = service
+        self.clock = clock
+    }
+
+    /// Whether a search is in flight or a debounced search is pending.
+    public var isBusy: Bool { search != nil || debounce != nil }
+
+    // MARK: Commands
+
+    /// Sets the search text. With `autoSearch`, schedules a search after the debounce interval; any earlier
+    /// pending automatic search is dropped either way.
+    public func setText(_ text: String, autoSearch: Bool = false) {
+        debounce?.cancel()
+        debounce = nil
+        state.searchText = text
+        guard autoSearch else { return }
+        debounce = Task { [weak self, clock] in
+            do {
+                try await clock.sleep(for: Self.debounceInterval)
+            } catch {
+                return
+            }
+            self?.debounceFired()
+        }
+    }
+
+    /// Starts a new search for the current text (or `text`, which replaces it first).
+    /// - Throws: ``CommandDisabled`` unless `canSearch`.
+    public func execute(text: String? = nil) throws(CommandDisabled) {
+        if let text {
+            debounce?.cancel()
+            debounce = nil
+            state.searchText = text
+        }
+        guard state.canSearch else {
+            throw CommandDisabled("search needs more than 3 characters (trimmed); the text is '\(state.trimmedText)'")
+        }
+        startSearch(SearchRequest(text: state.trimmedText, page: 1))
+    }
+
+    /// Loads the next page of the current results.
+    /// - Throws: ``CommandDisabled`` unless results are shown, more pages exist and nothing is loading.
+    public func loadMore() throws(CommandDisabled) {
+        guard search == nil else { throw CommandDisabled("a search is in progress") }
+        guard let value = state.results.value else { throw CommandDisabled("there are no results to extend") }
+        guard value.page < value.pages else { throw CommandDisabled("all \(value.pages) pages are loaded") }
+        startSearch(SearchRequest(text: value.searchString, page: value.page + 1))
+    }
+
+    /// Cancels the search in flight; results return to what they were before it, with no error.
+    public func cancel() {
+        debounce?.cancel()
+        debounce = nil
+        guard let search else { return }
+        search.task.cancel()
+        self.search = nil
+        state.results = search.restore
+        idleWaiters.resumeAll()
+    }
+
+    /// Loads favorites and comments counts for the photos on screen; loads for photos no longer listed
+    /// are cancelled, and photos already loaded are not loaded again.
+    public func visible(_ photoIDs: [String]) {
+        let wanted = Set(photoIDs)
+        for (id, task) in metadataInFlight where !wanted.contains(id) {
+            task.cancel()
+            metadataInFlight[id] = nil
+        }
+        let known = Set(state.results.value?.photos.map(\.id) ?? [])
+        var seen: Set<String> = []
+        metadataQueue = photoIDs.filter { id in
+            known.contains(id) && !metadataLoaded.contains(id) && metadataInFlight[id] == nil && seen.insert(id).inserted
+        }
+        pumpMetadata()
+        if metadataInFlight.isEmpty && metadataQueue.isEmpty { metadataWaiters.resumeAll() }
+    }
+
+    /// Waits until no search is in flight or pending (returns early if the calling task is cancelled).
+    public func waitUntilIdle() async {
+        guard isBusy else { return }
+        await idleWaiters.wait()
+    }
+
+    /// Waits until no photo metadata is loading or queued (returns early if the calling task is cancelled).
+    public func waitUntilMetadataLoaded() async {
+        guard !metadataInFlight.isEmpty || !metadataQueue.isEmpty else { return }
+        await metadataWaiters.wait()
+    }
+
+    /// Cancels everything (the session is going away).
+    public func shutdown() {
+        cancel()
+        resetMetadata()
+    }
+
+    // MARK: Search
+
+    private func debounceFired() {
+        debounce = nil
+        guard state.canSearch else {
+            idleWaiters.resumeAll()
+            return
+        }
+        // NB: an automatic search is the same command as `execute`: latest wins.
+        startSearch(SearchRequest(text: state.trimmedText, page: 1))
+    }
+
+    private func startSearch(_ request: SearchRequest) {
+        let restore: Loadable<SearchResults, SearchRequest>
+        if let search {
+            search.task.cancel()
+            restore = search.restore
+        } else {
+            restore = state.results
+        }
+        if request.page == 1 { resetMetadata() }
+        let id = nextSearchID
+        nextSearchID += 1
+        let task = Task { [weak self, service] in
+            let result: Result<FlickrSearchPage, any Error>
+            do {
+                result = .success(try await service.search(text: request.text, page: request.page))
+            } catch {
+                result = .failure(error)
+            }
+            self?.finishSearch(id: id, request: request, result: result)
+        }
+        search = (task, restore, id)
+        state.results = .loading(request, previous: restore.value)
+    }
+
+    private func finishSearch(id: Int, request: SearchRequest, result: Result<FlickrSearchPage, any Error>) {
+        guard let search, search.id == id else { return }
+        self.search = nil
+        var next = state
+        switch result {
+        case .success(let page):
+            let cells = page.photos.map(PhotoCell.init)
+            let results: SearchResults
+            if request.page == 1 {
+                results = SearchResults(
+                    searchString: request.text, totalResults: page.total, page: page.page, pages: page.pages,
+                    photos: cells
+                )
+                next.recentSearches = Self.remember(
+                    RecentSearch(searchString: request.text, totalResults: page.total, thumbnailUrl: cells.first?.thumbnailUrl),
+                    in: next.recentSearches
+                )
+            } else {
+                var extended = search.restore.value
+                    ?? SearchResults(searchString: request.text, totalResults: page.total, page: 0, pages: 0, photos: [])
+                extended.photos += cells
+                extended.page = page.page
+                extended.pages = page.pages
+                extended.totalResults = page.total
+                results = extended
+            }
+            next.results = .loaded(results)
+            next.lastError = nil
+        case .failure(let error as UpstreamError):
+            next.results = .failed(error, previous: search.restore.value)
+            next.lastError = error
+        case .failure(is CancellationError):
+            next.results = search.restore
+        case .failure(let error):
+            let wrapped = UpstreamError(kind: .network, message: "\(error)")
+            next.results = .failed(wrapped, previous: search.restore.value)
+            next.lastError = wrapped
+        }
+        state = next
+        if !isBusy { idleWaiters.resumeAll() }
+    }
+
+    /// Puts `entry` first, drops an older entry of the same text, keeps at most ten.
+    static func remember(_ entry: RecentSearch, in recent: [RecentSearch]) -> [RecentSearch] {
+        var result = [entry]
+        for old in recent where old.searchString != entry.searchString && result.count < SearchState.recentSearchLimit {
+            result.append(old)
+        }
+        return result
+    }
+
+    // MARK: Photo metadata
+
+    private func resetMetadata() {
+        for task in metadataInFlight.values { task.cancel() }
+        metadataInFlight.removeAll()
+        metadataQueue.removeAll()
+        metadataLoaded.removeAll()
+        metadataWaiters.resumeAll()
+    }
+
+    private func pumpMetadata() {
+        while metadataInFlight.count < Self.metadataConcurrency, !metadataQueue.isEmpty {
+            let photoID = metadataQueue.removeFirst()
+            metadataInFlight[photoID] = Task { [weak self, service] in
+                async let favorites = service.favoritesCount(photoID: photoID)
+                async let comments = service.commentsCount(photoID: photoID)
+                let counts = try? await (favorites, comments)
+                self?.finishMetadata(photoID: photoID, counts: counts)
+            }
+        }
+    }
+
+    private func finishMetadata(photoID: String, counts: (Int, Int)?) {
+        // NB: a load cancelled because the photo scrolled away (or a new search) must not write anything.
+        guard metadataInFlight.removeValue(forKey: photoID) != nil else { return }
+        if let counts {
+            metadataLoaded.insert(photoID)
+            state.results = Self.settingMetadata(counts, of: photoID, in: state.results)
+        }
+        pumpMetadata()
+        if metadataInFlight.isEmpty && metadataQueue.isEmpty { metadataWaiters.resumeAll() }
+    }
+
+    private static func settingMetadata(
+        _ counts: (Int, Int), of photoID: String, in results: Loadable<SearchResults, SearchRequest>
+    ) -> Loadable<SearchResults, SearchRequest> {
+        func update(_ value: SearchResults?) -> SearchResults? {
+            guard var value else { return nil }
+            for index in value.photos.indices where value.photos[index].id == photoID {
+                value.photos[index].favorites = counts.0
+                value.photos[index].comments = counts.1
+            }
+            return value
+        }
+        switch results {
+        case .idle: return .idle
+        case .loading(let request, let previous): return .loading(request, previous: update(previous))
+        case .loaded(let value): return update(value).map { .loaded($0) } ?? .idle
+        case .failed(let error, let previous): return .failed(error, previous: update(previous))
+        }
+    }
+}
