@@ -2,8 +2,9 @@ import JSON
 
 /// Computes the `add`/`remove`/`replace` operations behind ``JSONPatch/diff(from:to:)``.
 ///
-/// The walk compares each pair of values once while descending (skipping subtrees that share storage): objects are matched by key, arrays by skipping
-/// the common prefix and suffix and pairing the remaining middle elements by position.
+/// The walk compares each pair of values once while descending, and skips subtrees that share storage. Objects are
+/// matched by key; arrays by skipping the common prefix and suffix and pairing the remaining middle elements by
+/// position.
 ///
 /// Size guard: when the operations for a container are many (more than ``sizeGuardMinimumOperations``), include a
 /// `remove` or `replace`, and would serialise larger than replacing the container outright, they are collapsed into

@@ -6,7 +6,7 @@ import JSON
 /// answering `{"products": [...], "total", "skip", "limit"}`.
 @LoopActor
 public final class DummyJSONProductService: ProductService {
-    private static let service = "product API"
+    nonisolated private static let service = "product API"
 
     private let client: HTTPClient
     private let baseURL: String
@@ -25,6 +25,7 @@ public final class DummyJSONProductService: ProductService {
         self.recorder = recorder
     }
 
+    /// Fetches page `page` (1-based) as `limit=pageSize&skip=(page-1)*pageSize`.
     public func fetchPage(_ page: Int) async throws -> ProductPage {
         let skip = max(page - 1, 0) * pageSize
         return try await recordingUpstreamCall(service: "products", recorder: recorder) {
@@ -37,7 +38,7 @@ public final class DummyJSONProductService: ProductService {
 
     /// Maps a DummyJSON response to a page numbered `requestedPage` (public for tests).
     /// - Throws: ``UpstreamError`` `decoding` for a malformed shape (DummyJSON has no in-body failure).
-    public static func decode(_ json: JSONValue, requestedPage: Int) throws(UpstreamError) -> ProductPage {
+    nonisolated public static func decode(_ json: JSONValue, requestedPage: Int) throws(UpstreamError) -> ProductPage {
         guard let list = json["products"]?.arrayValue else {
             throw .decoding("missing 'products' list", service: service)
         }
@@ -55,7 +56,7 @@ public final class DummyJSONProductService: ProductService {
         return ProductPage(items: items, page: requestedPage, hasMore: skip + list.count < total)
     }
 
-    private static func product(from entry: JSONValue) -> Product? {
+    nonisolated private static func product(from entry: JSONValue) -> Product? {
         guard let id = entry["id"]?.lenientString, let title = entry["title"]?.stringValue else { return nil }
         let subtitle = nonEmpty(entry["brand"]?.stringValue) ?? entry["category"]?.stringValue ?? ""
         let price = entry["price"]?.lenientDouble.map { "$" + NumberFormatting.twoDecimals($0) } ?? ""
@@ -69,7 +70,7 @@ public final class DummyJSONProductService: ProductService {
     }
 
     /// A number as given: `4.94` → `"4.94"`, `5` and `5.0` → `"5"`; a string holding a number stays as written.
-    static func plainNumber(_ value: JSONValue) -> String? {
+    nonisolated static func plainNumber(_ value: JSONValue) -> String? {
         switch value {
         case .int(let int):
             return String(int)
@@ -85,13 +86,13 @@ public final class DummyJSONProductService: ProductService {
     }
 
     /// `7.17` → `"7"`, `12.5` → `"13"` (half away from zero).
-    static func roundedPercent(_ value: Double) -> String? {
+    nonisolated static func roundedPercent(_ value: Double) -> String? {
         let rounded = value.rounded(.toNearestOrAwayFromZero)
         guard let integral = Int(exactly: rounded) else { return nil }
         return String(integral)
     }
 
-    private static func nonEmpty(_ string: String?) -> String? {
+    nonisolated private static func nonEmpty(_ string: String?) -> String? {
         guard let string, !string.isEmpty else { return nil }
         return string
     }

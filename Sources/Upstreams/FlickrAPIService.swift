@@ -9,13 +9,14 @@ import JSON
 /// appears in an error message: it is redacted from whatever the transport reports.
 @LoopActor
 public final class FlickrAPIService: FlickrService {
-    private static let service = "Flickr"
+    nonisolated private static let service = "Flickr"
     private static let redactionMarker = "[redacted]"
 
     private let client: HTTPClient
     private let endpoint: String
     private let apiKey: String?
-    private let perPage: Int
+    /// Photos per search page.
+    public let perPage: Int
     private let recorder: UpstreamRecorder
 
     /// Creates the service.
@@ -34,6 +35,7 @@ public final class FlickrAPIService: FlickrService {
         self.recorder = recorder
     }
 
+    /// Searches photos matching `text` by interestingness; page `page` of ``perPage``-sized pages.
     public func search(text: String, page: Int) async throws -> FlickrSearchPage {
         let parameters = [
             (name: "text", value: text), (name: "sort", value: "interestingness-desc"),
@@ -43,11 +45,13 @@ public final class FlickrAPIService: FlickrService {
         return try Self.decodeSearch(json)
     }
 
+    /// The number of people who marked the photo as a favorite.
     public func favoritesCount(photoID: String) async throws -> Int {
         let json = try await call("flickr.photos.getFavorites", [(name: "photo_id", value: photoID)])
         return try Self.decodeFavorites(json)
     }
 
+    /// The number of comments on the photo.
     public func commentsCount(photoID: String) async throws -> Int {
         let json = try await call("flickr.photos.comments.getList", [(name: "photo_id", value: photoID)])
         return try Self.decodeComments(json)
@@ -73,7 +77,7 @@ public final class FlickrAPIService: FlickrService {
 
     /// Maps a `flickr.photos.search` response to a page (public for tests).
     /// - Throws: ``UpstreamError`` `business` for `stat: fail`, `decoding` for a malformed shape.
-    public static func decodeSearch(_ json: JSONValue) throws(UpstreamError) -> FlickrSearchPage {
+    nonisolated public static func decodeSearch(_ json: JSONValue) throws(UpstreamError) -> FlickrSearchPage {
         try checkStat(json)
         guard let photos = json["photos"], photos.objectValue != nil else {
             throw .decoding("missing 'photos' object", service: service)
@@ -99,7 +103,7 @@ public final class FlickrAPIService: FlickrService {
 
     /// Reads the `photo.total` of a `flickr.photos.getFavorites` response (public for tests).
     /// - Throws: ``UpstreamError`` `business` for `stat: fail`, `decoding` for a malformed shape.
-    public static func decodeFavorites(_ json: JSONValue) throws(UpstreamError) -> Int {
+    nonisolated public static func decodeFavorites(_ json: JSONValue) throws(UpstreamError) -> Int {
         try checkStat(json)
         guard let photo = json["photo"], photo.objectValue != nil else {
             throw .decoding("missing 'photo' object", service: service)
@@ -113,7 +117,7 @@ public final class FlickrAPIService: FlickrService {
     /// Counts the comments of a `flickr.photos.comments.getList` response; a missing `comment` list is 0
     /// (public for tests).
     /// - Throws: ``UpstreamError`` `business` for `stat: fail`, `decoding` for a malformed shape.
-    public static func decodeComments(_ json: JSONValue) throws(UpstreamError) -> Int {
+    nonisolated public static func decodeComments(_ json: JSONValue) throws(UpstreamError) -> Int {
         try checkStat(json)
         guard let comments = json["comments"], comments.objectValue != nil else {
             throw .decoding("missing 'comments' object", service: service)
@@ -129,7 +133,7 @@ public final class FlickrAPIService: FlickrService {
     }
 
     /// Throws for anything but `stat: ok`.
-    private static func checkStat(_ json: JSONValue) throws(UpstreamError) {
+    nonisolated private static func checkStat(_ json: JSONValue) throws(UpstreamError) {
         guard json.objectValue != nil else { throw .decoding("the body is not an object", service: service) }
         switch json["stat"]?.stringValue {
         case "ok"?:
@@ -142,7 +146,7 @@ public final class FlickrAPIService: FlickrService {
         }
     }
 
-    private static func photo(from entry: JSONValue) -> FlickrPhoto? {
+    nonisolated private static func photo(from entry: JSONValue) -> FlickrPhoto? {
         guard let id = entry["id"]?.lenientString, !id.isEmpty,
             let server = entry["server"]?.lenientString, !server.isEmpty,
             let secret = entry["secret"]?.lenientString, !secret.isEmpty

@@ -19,6 +19,8 @@ public final class VMHostApplication {
     public private(set) var fakeUpstream: FakeUpstream?
     /// The bound port (after ``start()``).
     public var port: Int { server?.port ?? 0 }
+    /// Upstream transfers in flight (queued or running).
+    public var upstreamTransfersInFlight: Int { client.activeTransfers }
 
     private let logger: Logger
     private let metrics = VMHostMetrics()

@@ -68,3 +68,11 @@ func withApp(
     }
     await app.stop()
 }
+
+extension TestApplication {
+    /// Upstream transfers vmhost has in flight.
+    @LoopActor
+    func upstreamInFlight() -> Int {
+        application.upstreamTransfersInFlight
+    }
+}

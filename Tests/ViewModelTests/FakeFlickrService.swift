@@ -4,7 +4,7 @@ import Upstreams
 /// A Flickr service the test drives by hand: every call waits until the test answers it.
 @LoopActor
 final class FakeFlickrService: FlickrService {
-    enum Call: Equatable {
+    enum Call: Hashable {
         case search(String, Int)
         case favorites(String)
         case comments(String)
@@ -59,6 +59,7 @@ final class FakeFlickrService: FlickrService {
 
     /// Answers the pending call `call` and lets the view model process the answer.
     func answer(_ call: Call, with result: Result<Answer, UpstreamError>) async {
+        await settle()
         guard let index = pending.firstIndex(where: { $0.call == call }) else {
             preconditionFailure("no pending call \(call); pending: \(pendingCalls)")
         }

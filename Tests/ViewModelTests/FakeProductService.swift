@@ -35,6 +35,7 @@ final class FakeProductService: ProductService {
 
     /// Answers the oldest pending fetch, then lets the view model process the answer.
     func answer(_ result: Result<ProductPage, UpstreamError>) async {
+        await settle()
         precondition(!pending.isEmpty, "no fetch is waiting")
         let entry = pending.removeFirst()
         entry.continuation.resume(with: result.mapError { $0 as any Error })
@@ -45,6 +46,7 @@ final class FakeProductService: ProductService {
 /// Lets every job queued on the loop run (the loop is FIFO, so a few yields drain what we started).
 @LoopActor
 func settle() async {
+    precondition(EventLoop.shared.isOnLoopThread, "loop-isolated test code must run on the loop thread")
     for _ in 0..<10 { await Task.yield() }
 }
 

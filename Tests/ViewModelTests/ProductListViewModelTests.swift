@@ -30,6 +30,7 @@ struct ProductListViewModelTests {
         viewModel.refresh()
         #expect(viewModel.state == ProductListState(list: .loading(.refresh, previous: nil)))
         #expect(viewModel.state.isRefreshing && !viewModel.state.isLoadingMore)
+        await settle()
         #expect(service.requestedPages == [1])
 
         await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
@@ -58,6 +59,7 @@ struct ProductListViewModelTests {
         #expect(throws: CommandDisabled("no page is loaded yet; refresh first")) { try viewModel.loadMore() }
         viewModel.refresh()
         #expect(throws: CommandDisabled("a load is already in progress")) { try viewModel.loadMore() }
+        await settle()
         #expect(service.requestedPages == [1])
     }
 
