@@ -66,7 +66,13 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
             jobs.append(job)
             return jobs.count == 1
         }
-        if mustWake {
+        guard mustWake else { return }
+        if isOnLoopThread {
+            // NB: jobs enqueued by jobs run after the loop has polled I/O once more (a zero timeout), so a
+            // task that keeps yielding cannot starve sockets and timers.
+            var now = timeval(tv_sec: 0, tv_usec: 0)
+            event_add(wakeEvent, &now)
+        } else {
             event_active(wakeEvent, 0, 0)
         }
     }

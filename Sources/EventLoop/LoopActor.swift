@@ -1,7 +1,7 @@
 /// The global actor whose executor is the libevent loop (``EventLoop/shared``).
 ///
 /// Sessions, view models, HTTP handlers, the curl driver and timers are isolated to it: Swift 6 proves
-/// they never race, while `async`/`await`, `Task` cancellation and `Task.sleep` work as usual.
+/// they never race, while `async`/`await`, `Task` cancellation and sleeping (``LoopClock``) work as usual.
 @globalActor
 public actor LoopActor {
     /// The single instance.

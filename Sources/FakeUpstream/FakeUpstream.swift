@@ -177,7 +177,7 @@ public final class FakeUpstream {
         if delay == .zero { return .response(response) }
         return .deferred { [response] in
             // NB: cancelled at shutdown: the answer then goes out at once instead of after an hour.
-            try? await Task.sleep(for: delay)
+            try? await LoopClock().sleep(for: delay)
             return response
         }
     }

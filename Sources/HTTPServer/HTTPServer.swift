@@ -150,10 +150,10 @@ public final class HTTPServer {
         }
         let deadline = ContinuousClock.now.advanced(by: flushTimeout)
         while !deferred.isEmpty, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await LoopClock().sleep(for: .milliseconds(10))
         }
         // NB: give the loop a moment to write the final chunks before evhttp_free closes the sockets.
-        try? await Task.sleep(for: .milliseconds(50))
+        try? await LoopClock().sleep(for: .milliseconds(50))
         if let http {
             evhttp_free(http)
             self.http = nil

@@ -27,6 +27,8 @@ public final class StateChannel {
     /// How many patch events are kept for resume.
     public let replayCapacity: Int
 
+    /// The state as the view model last reported it (without `version`), to skip changes that are not.
+    private var reported: JSONValue
     private var replay: [(version: Int, event: [UInt8])] = []
     private var replayStart = 0
     private var cachedSnapshotEvent: [UInt8]?
@@ -41,6 +43,7 @@ public final class StateChannel {
     public init(initial: JSONValue, replayCapacity: Int = 64, retryMilliseconds: Int = 3000) {
         self.replayCapacity = replayCapacity
         self.retryMilliseconds = retryMilliseconds
+        reported = initial
         state = Self.versioned(initial, version: 1)
         stateBytes = state.serializedBytes
     }
@@ -50,10 +53,10 @@ public final class StateChannel {
 
     /// Publishes a new state (without `version`); a no-op when nothing changed.
     public func publish(_ newState: JSONValue) {
+        guard newState != reported else { return }
+        reported = newState
         let next = Self.versioned(newState, version: version + 1)
         let operations = JSONPatch.diff(from: state, to: next)
-        // Only `/version` would differ: the view model reported a change that is invisible here.
-        guard operations.count > 1 else { return }
         version += 1
         state = next
         stateBytes = next.serializedBytes

@@ -8,7 +8,7 @@ import JSON
 public final class DummyJSONProductService: ProductService {
     nonisolated private static let service = "product API"
 
-    private let client: HTTPClient
+    private let fetcher: SharedFetcher
     private let baseURL: String
     private let pageSize: Int
     private let recorder: UpstreamRecorder
@@ -18,11 +18,16 @@ public final class DummyJSONProductService: ProductService {
     ///   - baseURL: the base that `/products?...` is appended to.
     ///   - pageSize: items per page (`limit`).
     ///   - recorder: receives one record per call (metrics), under the service name `products`.
-    public init(client: HTTPClient, baseURL: String, pageSize: Int = 20, recorder: UpstreamRecorder = .none) {
-        self.client = client
+    public init(fetcher: SharedFetcher, baseURL: String, pageSize: Int = 20, recorder: UpstreamRecorder = .none) {
+        self.fetcher = fetcher
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.pageSize = max(pageSize, 1)
         self.recorder = recorder
+    }
+
+    /// Creates the service on its own ``SharedFetcher`` over `client`.
+    public convenience init(client: HTTPClient, baseURL: String, pageSize: Int = 20, recorder: UpstreamRecorder = .none) {
+        self.init(fetcher: SharedFetcher(client: client), baseURL: baseURL, pageSize: pageSize, recorder: recorder)
     }
 
     /// Fetches page `page` (1-based) as `limit=pageSize&skip=(page-1)*pageSize`.
@@ -30,7 +35,8 @@ public final class DummyJSONProductService: ProductService {
         let skip = max(page - 1, 0) * pageSize
         return try await recordingUpstreamCall(service: "products", recorder: recorder) {
             let json = try await fetchJSON(
-                "\(baseURL)/products?limit=\(pageSize)&skip=\(skip)", client: client, service: Self.service
+                "\(baseURL)/products?limit=\(pageSize)&skip=\(skip)", fetcher: fetcher, service: Self.service,
+                cacheable: false
             )
             return try Self.decode(json, requestedPage: page)
         }

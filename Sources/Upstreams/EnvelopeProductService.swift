@@ -6,7 +6,7 @@ import JSON
 /// `{"success", "message", "data": [...], "page": {"index", "size", "total"}}`.
 @LoopActor
 public final class EnvelopeProductService: ProductService {
-    private let client: HTTPClient
+    private let fetcher: SharedFetcher
     private let baseURL: String
     private let pageSize: Int
     private let recorder: UpstreamRecorder
@@ -16,17 +16,23 @@ public final class EnvelopeProductService: ProductService {
     ///   - baseURL: the base that `/products?...` is appended to.
     ///   - pageSize: items per page.
     ///   - recorder: receives one record per call (metrics).
-    public init(client: HTTPClient, baseURL: String, pageSize: Int = 20, recorder: UpstreamRecorder = .none) {
-        self.client = client
+    public init(fetcher: SharedFetcher, baseURL: String, pageSize: Int = 20, recorder: UpstreamRecorder = .none) {
+        self.fetcher = fetcher
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.pageSize = pageSize
         self.recorder = recorder
     }
 
+    /// Creates the service on its own ``SharedFetcher`` over `client`.
+    public convenience init(client: HTTPClient, baseURL: String, pageSize: Int = 20, recorder: UpstreamRecorder = .none) {
+        self.init(fetcher: SharedFetcher(client: client), baseURL: baseURL, pageSize: pageSize, recorder: recorder)
+    }
+
     public func fetchPage(_ page: Int) async throws -> ProductPage {
         try await recordingUpstreamCall(service: "products", recorder: recorder) {
             let json = try await fetchJSON(
-                "\(baseURL)/products?page=\(page)&pageSize=\(pageSize)", client: client, service: "product API"
+                "\(baseURL)/products?page=\(page)&pageSize=\(pageSize)", fetcher: fetcher, service: "product API",
+                cacheable: false
             )
             return try Self.decode(json, requestedPage: page)
         }

@@ -12,7 +12,7 @@ public final class FlickrAPIService: FlickrService {
     nonisolated private static let service = "Flickr"
     private static let redactionMarker = "[redacted]"
 
-    private let client: HTTPClient
+    private let fetcher: SharedFetcher
     private let endpoint: String
     private let apiKey: String?
     /// Photos per search page.
@@ -26,13 +26,23 @@ public final class FlickrAPIService: FlickrService {
     ///   - perPage: photos per search page (Flickr allows at most 500).
     ///   - recorder: receives one record per call (metrics), under the service name `flickr`.
     public init(
-        client: HTTPClient, endpoint: String, apiKey: String?, perPage: Int = 30, recorder: UpstreamRecorder = .none
+        fetcher: SharedFetcher, endpoint: String, apiKey: String?, perPage: Int = 30, recorder: UpstreamRecorder = .none
     ) {
-        self.client = client
+        self.fetcher = fetcher
         self.endpoint = endpoint
         self.apiKey = apiKey
         self.perPage = min(max(perPage, 1), 500)
         self.recorder = recorder
+    }
+
+    /// Creates the service on its own ``SharedFetcher`` over `client`, sharing calls in flight but caching
+    /// nothing.
+    public convenience init(
+        client: HTTPClient, endpoint: String, apiKey: String?, perPage: Int = 30, recorder: UpstreamRecorder = .none
+    ) {
+        self.init(
+            fetcher: SharedFetcher(client: client, ttl: .zero), endpoint: endpoint, apiKey: apiKey, perPage: perPage, recorder: recorder
+        )
     }
 
     /// Searches photos matching `text` by interestingness; page `page` of ``perPage``-sized pages.
@@ -163,7 +173,7 @@ public final class FlickrAPIService: FlickrService {
         let url = url(method: method, parameters)
         return try await recordingUpstreamCall(service: "flickr", recorder: recorder) {
             do {
-                return try await fetchJSON(url, client: client, service: Self.service)
+                return try await fetchJSON(url, fetcher: fetcher, service: Self.service, cacheable: true)
             } catch let error as UpstreamError {
                 throw redacting(error)
             }

@@ -22,7 +22,7 @@ public final class SharedFetcher {
 
     /// The client doing the transfers.
     public let client: HTTPClient
-    /// How long a cached answer stays fresh.
+    /// How long a cached answer stays fresh (zero: no cache).
     public let ttl: Duration
     /// Most cached answers.
     public let maxEntries: Int
@@ -147,7 +147,7 @@ public final class SharedFetcher {
     }
 
     private func store(url: String, response: HTTPClientResponse) {
-        guard response.body.count <= maxBytes / 4 else { return }
+        guard ttl > .zero, response.body.count <= maxBytes / 4 else { return }
         removeFromCache(url)
         cache[url] = Entry(response: response, expires: now().advanced(by: ttl))
         cacheOrder.append(url)

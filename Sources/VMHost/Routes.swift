@@ -185,7 +185,7 @@ struct Routes {
             // NB: `finished` returns early when cancelled, so the timer (or shutdown) ends the wait.
             let waiter = Task { @LoopActor in await finished() }
             let timer = Task { @LoopActor in
-                try? await Task.sleep(for: .seconds(wait))
+                try? await LoopClock().sleep(for: .seconds(wait))
                 waiter.cancel()
             }
             await withTaskCancellationHandler {

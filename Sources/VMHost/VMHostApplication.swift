@@ -40,7 +40,7 @@ public final class VMHostApplication {
                 maxResponseBytes: configuration.upstreamMaxResponseBytes
             )
         )
-        let upstreams = UpstreamFactory(client: client, configuration: configuration, recorder: metrics.upstreamRecorder)
+        let upstreams = UpstreamFactory(client: client, configuration: configuration, metrics: metrics)
         self.upstreams = upstreams
         let idleTimeout = Duration.seconds(configuration.sessionIdleTimeoutSeconds)
         sessions = SessionStore(
@@ -109,14 +109,16 @@ final class UpstreamFactory {
     var productsBaseURL = ""
     var flickrEndpoint = ""
     var flickrAPIKey: String?
-    private let client: HTTPClient
+    /// One fetcher for every session: identical requests in flight are shared across sessions.
+    let fetcher: SharedFetcher
     private let configuration: VMHostConfiguration
     private let recorder: UpstreamRecorder
 
-    init(client: HTTPClient, configuration: VMHostConfiguration, recorder: UpstreamRecorder) {
-        self.client = client
+    init(client: HTTPClient, configuration: VMHostConfiguration, metrics: VMHostMetrics) {
+        fetcher = SharedFetcher(client: client, ttl: .seconds(configuration.upstreamCacheSeconds))
+        fetcher.onOutcome = { metrics.upstreamCache($0.rawValue) }
         self.configuration = configuration
-        self.recorder = recorder
+        self.recorder = metrics.upstreamRecorder
     }
 
     /// Sets the upstream URLs from the configuration, using the fake upstream at `fakeBaseURL` for any upstream
@@ -138,16 +140,16 @@ final class UpstreamFactory {
         switch configuration.productsFormat {
         case .envelope:
             EnvelopeProductService(
-                client: client, baseURL: productsBaseURL, pageSize: configuration.productsPageSize, recorder: recorder
+                fetcher: fetcher, baseURL: productsBaseURL, pageSize: configuration.productsPageSize, recorder: recorder
             )
         case .dummyjson:
             DummyJSONProductService(
-                client: client, baseURL: productsBaseURL, pageSize: configuration.productsPageSize, recorder: recorder
+                fetcher: fetcher, baseURL: productsBaseURL, pageSize: configuration.productsPageSize, recorder: recorder
             )
         }
     }
 
     func makeFlickrService() -> any FlickrService {
-        FlickrAPIService(client: client, endpoint: flickrEndpoint, apiKey: flickrAPIKey, recorder: recorder)
+        FlickrAPIService(fetcher: fetcher, endpoint: flickrEndpoint, apiKey: flickrAPIKey, recorder: recorder)
     }
 }

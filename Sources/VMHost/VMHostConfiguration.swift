@@ -37,6 +37,8 @@ public struct VMHostConfiguration: Sendable, Equatable {
     public var upstreamConnectTimeoutMilliseconds = 5_000
     public var upstreamMaxConnectionsPerHost = 256
     public var upstreamMaxResponseBytes = 8 * 1024 * 1024
+    /// How long answers of cacheable upstream calls (Flickr) are reused.
+    public var upstreamCacheSeconds = 60
 
     /// Latency of the embedded fake upstream (for demos of loading states).
     public var fakeUpstreamLatencyMilliseconds = 0
@@ -70,6 +72,7 @@ extension VMHostConfiguration {
         ("upstreamConnectTimeoutMilliseconds", "VMHOST_UPSTREAM_CONNECT_TIMEOUT_MS"),
         ("upstreamMaxConnectionsPerHost", "VMHOST_UPSTREAM_MAX_CONNECTIONS_PER_HOST"),
         ("upstreamMaxResponseBytes", "VMHOST_UPSTREAM_MAX_RESPONSE_BYTES"),
+        ("upstreamCacheSeconds", "VMHOST_UPSTREAM_CACHE_SECONDS"),
         ("fakeUpstreamLatencyMilliseconds", "VMHOST_FAKE_UPSTREAM_LATENCY_MS"),
     ]
 
@@ -160,6 +163,7 @@ extension VMHostConfiguration {
         case "upstreamConnectTimeoutMilliseconds": upstreamConnectTimeoutMilliseconds = try integer(1...600_000)
         case "upstreamMaxConnectionsPerHost": upstreamMaxConnectionsPerHost = try integer(1...100_000)
         case "upstreamMaxResponseBytes": upstreamMaxResponseBytes = try integer(1024...1024 * 1024 * 1024)
+        case "upstreamCacheSeconds": upstreamCacheSeconds = try integer(0...86_400)
         case "fakeUpstreamLatencyMilliseconds": fakeUpstreamLatencyMilliseconds = try integer(0...600_000)
         default: throw ConfigurationError(description: "\(source): unknown setting '\(key)'")
         }

@@ -33,6 +33,20 @@ final class VMHostMetrics: Sendable {
 
     func sessionCreated() { sessionsCreated.increment() }
 
+    /// Counts one shared-fetcher outcome: `hit`, `miss` or `shared`.
+    func upstreamCache(_ result: String) {
+        let counter = upstreamCounters.withLock { counters in
+            let key = "cache \(result)"
+            if let counter = counters[key] { return counter }
+            let counter = CoreMetrics.Counter(
+                label: "vmhost_upstream_cache_total", dimensions: [("result", result)], factory: factory
+            )
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+    }
+
     func update(sessions sessionCount: Int, streams streamCount: Int) {
         sessions.record(sessionCount)
         streams.record(streamCount)

@@ -1,7 +1,7 @@
 import JSON
 
 /// One Server-Sent Event.
-public struct TestServerSentEvent: Equatable {
+public struct TestServerSentEvent: Equatable, Sendable {
     public var id: String?
     public var event: String
     public var data: String
@@ -12,8 +12,8 @@ public struct TestServerSentEvent: Equatable {
 }
 
 /// An SSE client over ``TestSocket``: opens the stream, checks the head, then yields parsed events
-/// (comments are counted, not returned).
-public final class TestEventStream {
+/// (comments are counted, not returned). Blocking reads run on a thread of their own (``offPool(_:)``).
+public final class TestEventStream: @unchecked Sendable {
     public let status: Int
     public let headers: [(name: String, value: String)]
     /// The body of a non-200 answer.
@@ -26,7 +26,24 @@ public final class TestEventStream {
     private var ended = false
 
     /// Opens `GET path` with `Accept: text/event-stream`.
-    public init(port: Int, path: String, headers: [(String, String)] = [], timeoutSeconds: Int = 10) throws {
+    public convenience init(port: Int, path: String, headers: [(String, String)] = [], timeoutSeconds: Int = 10) async throws {
+        let pairs = headers.map { TestHTTPClient.HeaderPair(name: $0.0, value: $0.1) }
+        let opened = try await offPool {
+            try UncheckedBox(TestEventStream(blockingPort: port, path: path, headers: pairs.map { ($0.name, $0.value) },
+                                             timeoutSeconds: timeoutSeconds))
+        }
+        self.init(moving: opened.value)
+    }
+
+    private init(moving other: TestEventStream) {
+        status = other.status
+        headers = other.headers
+        errorBody = other.errorBody
+        socket = other.socket
+        chunked = other.chunked
+    }
+
+    private init(blockingPort port: Int, path: String, headers: [(String, String)], timeoutSeconds: Int) throws {
         socket = try TestSocket(port: port, timeoutSeconds: timeoutSeconds)
         var head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -54,7 +71,12 @@ public final class TestEventStream {
     }
 
     /// The next event; nil when the server ended the stream. Throws on timeout.
-    public func next() throws -> TestServerSentEvent? {
+    public func next() async throws -> TestServerSentEvent? {
+        try await offPool { [self] in try nextBlocking() }
+    }
+
+    /// The blocking form of ``next()``.
+    public func nextBlocking() throws -> TestServerSentEvent? {
         while true {
             if let event = takeEvent() { return event }
             if ended { return nil }
@@ -63,7 +85,11 @@ public final class TestEventStream {
     }
 
     /// Whether the stream has ended (server closed it), waiting briefly.
-    public func hasEnded(waitMilliseconds: Int = 2000) -> Bool {
+    public func hasEnded(waitMilliseconds: Int = 2000) async throws -> Bool {
+        try await offPool { [self] in hasEndedBlocking(waitMilliseconds: waitMilliseconds) }
+    }
+
+    private func hasEndedBlocking(waitMilliseconds: Int) -> Bool {
         socket.setTimeout(seconds: waitMilliseconds / 1000, microseconds: (waitMilliseconds % 1000) * 1000)
         while !ended {
             do { try readMore() } catch { return false }
@@ -128,4 +154,10 @@ extension TestSocket {
         guard try fill() else { return [] }
         return takeBuffered()
     }
+}
+
+/// Moves a non-Sendable value out of the thread that built it (the test owns it exclusively).
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }

@@ -1,7 +1,7 @@
 import JSON
 
 /// An HTTP response as the test client read it.
-public struct TestHTTPResponse {
+public struct TestHTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
@@ -22,7 +22,9 @@ public struct TestHTTPResponse {
 }
 
 /// A minimal HTTP/1.1 client over ``TestSocket``: one request per call, keep-alive reuse when asked.
-public final class TestHTTPClient {
+///
+/// The `async` methods do their blocking I/O on a thread of their own (see ``offPool(_:)``).
+public final class TestHTTPClient: @unchecked Sendable {
     public let port: Int
     private var connection: TestSocket?
 
@@ -33,6 +35,22 @@ public final class TestHTTPClient {
 
     /// Sends a request and reads the whole response (Content-Length, chunked, or until close).
     public func request(
+        _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
+        json: JSONValue? = nil
+    ) async throws -> TestHTTPResponse {
+        let headers = headers.map { HeaderPair(name: $0.0, value: $0.1) }
+        return try await offPool { [self] in
+            try requestBlocking(method, path, headers: headers.map { ($0.name, $0.value) }, body: body, json: json)
+        }
+    }
+
+    struct HeaderPair: Sendable {
+        var name: String
+        var value: String
+    }
+
+    /// The blocking form of ``request(_:_:headers:body:json:)``.
+    public func requestBlocking(
         _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
         json: JSONValue? = nil
     ) throws -> TestHTTPResponse {
@@ -62,13 +80,15 @@ public final class TestHTTPClient {
     }
 
     /// Convenience: POST with a JSON body.
-    public func post(_ path: String, json: JSONValue? = nil, headers: [(String, String)] = []) throws -> TestHTTPResponse {
-        try request("POST", path, headers: headers, json: json)
+    public func post(_ path: String, json: JSONValue? = nil, headers: [(String, String)] = []) async throws
+        -> TestHTTPResponse
+    {
+        try await request("POST", path, headers: headers, json: json)
     }
 
     /// Convenience: GET.
-    public func get(_ path: String, headers: [(String, String)] = []) throws -> TestHTTPResponse {
-        try request("GET", path, headers: headers)
+    public func get(_ path: String, headers: [(String, String)] = []) async throws -> TestHTTPResponse {
+        try await request("GET", path, headers: headers)
     }
 
     /// Reads a response head and body from a socket.

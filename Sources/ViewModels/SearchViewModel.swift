@@ -40,7 +40,7 @@ public final class SearchViewModel {
     /// - Parameters:
     ///   - service: the Flickr API.
     ///   - clock: the clock of the debounce (a test clock in tests).
-    public init(service: any FlickrService, clock: any Clock<Duration> = ContinuousClock()) {
+    public init(service: any FlickrService, clock: any Clock<Duration> = LoopClock()) {
         self.service = service
         self.clock = clock
     }

@@ -117,7 +117,8 @@ struct HTTPClientTests {
             let head = try connection.readRequestHead()
             return (head, connection.waitForPeerClose(timeoutSeconds: 5))
         }
-        while client.activeTransfers == 0 { await Task.yield() }
+        for _ in 0..<1000 where client.activeTransfers == 0 { try await LoopClock().sleep(for: .milliseconds(2)) }
+        try #require(client.activeTransfers > 0)
         try await Task.sleep(for: .milliseconds(200))
         let started = ContinuousClock.now
         task.cancel()

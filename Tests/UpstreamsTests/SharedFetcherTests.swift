@@ -57,7 +57,8 @@ struct SharedFetcherTests {
         let fetcher = SharedFetcher(client: client)
         let url = "\(fake.baseURL)/products?page=3&pageSize=5"
         let callers = (0..<3).map { _ in Task { @LoopActor in try await fetcher.get(url, cacheable: true) } }
-        while client.activeTransfers == 0 { await Task.yield() }
+        for _ in 0..<1000 where client.activeTransfers == 0 { try await LoopClock().sleep(for: .milliseconds(2)) }
+        try #require(client.activeTransfers > 0)
         for caller in callers { caller.cancel() }
         for caller in callers { await #expect(throws: HTTPClientError.cancelled) { try await caller.value } }
         #expect(fetcher.flightCount == 0)

@@ -8,34 +8,34 @@ import VMHostTesting
 struct SearchAPITests {
     @Test func textValidationAndCanSearch() async throws {
         try await withApp { app in
-            let id = try app.createSession()
-            let initial = try #require(try app.client.get("/v1/sessions/\(id)/search").json)
+            let id = try await app.createSession()
+            let initial = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
             #expect(initial["version"] == 1)
             #expect(initial["title"] == "Flickr Search")
             #expect(initial["canSearch"] == false)
             #expect(initial["results"] == ["status": "idle", "value": nil, "error": nil])
 
-            let short = try app.client.post("/v1/sessions/\(id)/search/text", json: ["text": " cat "])
+            let short = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": " cat "])
             #expect(short.status == 200)
             #expect(short.json?["searchText"] == " cat ")
             #expect(short.json?["canSearch"] == false)
             #expect(short.json?["version"] == 2)
 
-            let refused = try app.client.post("/v1/sessions/\(id)/search/execute")
+            let refused = try await app.client.post("/v1/sessions/\(id)/search/execute")
             #expect(refused.status == 409)
             #expect(refused.errorCode == "command_disabled")
 
-            let missing = try app.client.post("/v1/sessions/\(id)/search/text", json: ["txt": "cats"])
+            let missing = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["txt": "cats"])
             #expect(missing.status == 400)
             #expect(missing.errorCode == "invalid_field")
             #expect(missing.json?["error"]?["message"]?.stringValue?.contains("text") == true)
-            let wrongType = try app.client.post("/v1/sessions/\(id)/search/text", json: ["text": 42])
+            let wrongType = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": 42])
             #expect(wrongType.errorCode == "invalid_field")
-            let wrongFlag = try app.client.post("/v1/sessions/\(id)/search/text", json: ["text": "cats", "autoSearch": "yes"])
+            let wrongFlag = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": "cats", "autoSearch": "yes"])
             #expect(wrongFlag.errorCode == "invalid_field")
-            let visible = try app.client.post("/v1/sessions/\(id)/search/visible", json: ["photoIds": [1, 2]])
+            let visible = try await app.client.post("/v1/sessions/\(id)/search/visible", json: ["photoIds": [1, 2]])
             #expect(visible.errorCode == "invalid_field")
-            let ignored = try app.client.post("/v1/sessions/\(id)/search/text", json: ["text": "cats", "extra": [1]])
+            let ignored = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": "cats", "extra": [1]])
             #expect(ignored.status == 200, "unknown fields are ignored")
             #expect(ignored.json?["canSearch"] == true)
         }
@@ -43,9 +43,9 @@ struct SearchAPITests {
 
     @Test func searchLoadMoreVisibleAndRecentSearches() async throws {
         try await withApp { app in
-            let id = try app.createSession()
+            let id = try await app.createSession()
             let wait = [("Prefer", "wait=10")]
-            let searched = try #require(try app.client.post(
+            let searched = try #require(try await app.client.post(
                 "/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait
             ).json)
             #expect(searched["isSearching"] == false)
@@ -57,18 +57,18 @@ struct SearchAPITests {
             #expect(!photos.isEmpty)
             #expect(photos[0]["url"]?.stringValue?.hasPrefix("https://live.staticflickr.com/") == true)
             #expect(photos[0]["url"]?.stringValue?.hasSuffix("_m.jpg") == true)
-            #expect(photos[0]["favorites"] == nil)
+            #expect(photos[0]["favorites"] == .null)
             #expect(searched["recentSearches"]?[0]?["searchString"] == "kittens")
             #expect(searched["recentSearches"]?[0]?["thumbnailUrl"]?.stringValue?.hasSuffix("_s.jpg") == true)
 
             if searched["canLoadMore"] == true {
-                let more = try #require(try app.client.post("/v1/sessions/\(id)/search/load-more", headers: wait).json)
+                let more = try #require(try await app.client.post("/v1/sessions/\(id)/search/load-more", headers: wait).json)
                 #expect(more["results"]?["value"]?["page"] == 2)
                 #expect((more["results"]?["value"]?["photos"]?.arrayValue?.count ?? 0) > photos.count)
             }
 
             let ids = photos.prefix(3).compactMap { $0["id"] }
-            let withCounts = try #require(try app.client.post(
+            let withCounts = try #require(try await app.client.post(
                 "/v1/sessions/\(id)/search/visible", json: ["photoIds": .array(ids)], headers: wait
             ).json)
             for index in 0..<ids.count {
@@ -76,24 +76,24 @@ struct SearchAPITests {
                 #expect(withCounts["results"]?["value"]?["photos"]?[index]?["comments"]?.intValue != nil)
             }
             let metadataCalls = await app.upstreamRequests("flickr.photos.getFavorites")
-            _ = try app.client.post("/v1/sessions/\(id)/search/visible", json: ["photoIds": .array(ids)], headers: wait)
+            _ = try await app.client.post("/v1/sessions/\(id)/search/visible", json: ["photoIds": .array(ids)], headers: wait)
             #expect(await app.upstreamRequests("flickr.photos.getFavorites") == metadataCalls, "loaded once per photo")
 
-            _ = try app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "puppies"], headers: wait)
-            let state = try #require(try app.client.get("/v1/sessions/\(id)/search").json)
+            _ = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "puppies"], headers: wait)
+            let state = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
             #expect(state["recentSearches"]?.arrayValue?.compactMap { $0["searchString"]?.stringValue } == ["puppies", "kittens"])
         }
     }
 
     @Test func autoSearchDebouncesOverHTTP() async throws {
         try await withApp { app in
-            let id = try app.createSession()
+            let id = try await app.createSession()
             for text in ["s", "su", "sun", "suns", "sunse", "sunset"] {
-                _ = try app.client.post("/v1/sessions/\(id)/search/text", json: ["text": .string(text), "autoSearch": true])
+                _ = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": .string(text), "autoSearch": true])
             }
             let before = await app.upstreamRequests("flickr.photos.search")
             try await Task.sleep(for: .milliseconds(900))
-            let state = try #require(try app.client.get("/v1/sessions/\(id)/search").json)
+            let state = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
             #expect(state["results"]?["value"]?["searchString"] == "sunset")
             #expect(await app.upstreamRequests("flickr.photos.search") - before == 1, "one search for six edits")
         }
@@ -101,20 +101,20 @@ struct SearchAPITests {
 
     @Test func cancelAbortsTheUpstreamTransferAndRestores() async throws {
         try await withApp { app in
-            let id = try app.createSession()
-            _ = try app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: [("Prefer", "wait=10")])
+            let id = try await app.createSession()
+            _ = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: [("Prefer", "wait=10")])
             await app.setUpstream(FakeUpstreamBehavior(latency: .seconds(30)))
-            #expect(try app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "puppies"]).status == 202)
-            let searching = try #require(try app.client.get("/v1/sessions/\(id)/search").json)
+            #expect(try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "puppies"]).status == 202)
+            let searching = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
             #expect(searching["isSearching"] == true)
             #expect(searching["results"]?["status"] == "loading")
             #expect(searching["results"]?["value"]?["searchString"] == "kittens", "previous value kept while loading")
 
-            let cancelled = try #require(try app.client.post("/v1/sessions/\(id)/search/cancel").json)
+            let cancelled = try #require(try await app.client.post("/v1/sessions/\(id)/search/cancel").json)
             #expect(cancelled["isSearching"] == false)
             #expect(cancelled["results"]?["status"] == "loaded")
             #expect(cancelled["results"]?["value"]?["searchString"] == "kittens")
-            #expect(cancelled["lastError"] == nil)
+            #expect(cancelled["lastError"] == .null)
             #expect(await app.upstreamInFlight() == 0, "the upstream transfer was aborted")
         }
     }
@@ -122,33 +122,34 @@ struct SearchAPITests {
     @Test func tenSessionsSearchingTheSameTextCauseOneUpstreamRequest() async throws {
         try await withApp { app in
             await app.setUpstream(FakeUpstreamBehavior(latency: .milliseconds(300)))
-            let ids = try (0..<10).map { _ in try app.createSession() }
+            var ids: [String] = []
+            for _ in 0..<10 { ids.append(try await app.createSession()) }
             for id in ids {
-                #expect(try app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "aurora borealis"]).status == 202)
+                #expect(try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "aurora borealis"]).status == 202)
             }
             try await Task.sleep(for: .milliseconds(800))
             for id in ids {
-                let state = try app.client.get("/v1/sessions/\(id)/search").json
+                let state = try await app.client.get("/v1/sessions/\(id)/search").json
                 #expect(state?["results"]?["status"] == "loaded")
             }
             #expect(await app.upstreamRequests("flickr.photos.search") == 1)
-            let metrics = try app.client.get("/metrics").text
+            let metrics = try await app.client.get("/metrics").text
             #expect(metrics.contains(#"vmhost_upstream_cache_total{result="shared"} 9"#))
         }
     }
 
     @Test func upstreamFaultsBecomeTypedErrors() async throws {
         try await withApp { app in
-            let id = try app.createSession()
+            let id = try await app.createSession()
             let wait = [("Prefer", "wait=10")]
-            _ = try app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait)
+            _ = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait)
             let cases: [(FakeFault, JSONValue, JSONValue, JSONValue)] = [
                 (.http429, "upstream", 429, nil), (.business, "business", nil, 100), (.malformed, "decoding", nil, nil),
                 (.http500, "upstream", 500, nil),
             ]
             for (index, (fault, kind, status, code)) in cases.enumerated() {
                 await app.setUpstream(FakeUpstreamBehavior(fault: fault))
-                let state = try #require(try app.client.post(
+                let state = try #require(try await app.client.post(
                     "/v1/sessions/\(id)/search/execute", json: ["text": .string("fault case \(index)")], headers: wait
                 ).json)
                 #expect(state["results"]?["status"] == "failed", "\(fault)")
@@ -158,23 +159,23 @@ struct SearchAPITests {
                 #expect(state["results"]?["value"]?["searchString"] == "kittens", "previous results kept")
             }
             await app.setUpstream(FakeUpstreamBehavior())
-            let recovered = try #require(try app.client.post(
+            let recovered = try #require(try await app.client.post(
                 "/v1/sessions/\(id)/search/execute", json: ["text": "recovered"], headers: wait
             ).json)
-            #expect(recovered["lastError"] == nil)
+            #expect(recovered["lastError"] == .null)
             #expect(recovered["results"]?["status"] == "loaded")
         }
     }
 
     @Test func searchStreamPatchesReproduceTheState() async throws {
         try await withApp { app in
-            let id = try app.createSession()
-            let stream = try TestEventStream(port: app.port, path: "/v1/sessions/\(id)/search/events")
-            var state = try #require(try stream.next()?.json)
-            _ = try app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: [("Prefer", "wait=10")])
-            let target = try #require(try app.client.get("/v1/sessions/\(id)/search").json)
+            let id = try await app.createSession()
+            let stream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/search/events")
+            var state = try #require(try await stream.next()?.json)
+            _ = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: [("Prefer", "wait=10")])
+            let target = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
             while state["version"] != target["version"] {
-                let event = try #require(try stream.next())
+                let event = try #require(try await stream.next())
                 #expect(event.event == "patch")
                 state = try JSONPatch.apply(JSONPatch.parse(try #require(event.json)), to: state)
             }

@@ -8,7 +8,7 @@ struct SessionAPITests {
         try await withApp { app in
             let client = app.client
 
-            let created = try client.post("/v1/sessions")
+            let created = try await client.post("/v1/sessions")
             #expect(created.status == 201)
             #expect(created.header("Content-Type") == "application/json")
             let id = try #require(created.json?["id"]?.stringValue)
@@ -17,124 +17,124 @@ struct SessionAPITests {
             #expect(created.json?["idleTimeout"] == 1800)
             #expect(created.header("X-Request-ID") != nil)
 
-            let other = try client.post("/v1/sessions")
+            let other = try await client.post("/v1/sessions")
             #expect(other.json?["id"]?.stringValue != id)
 
-            let session = try client.get("/v1/sessions/\(id)")
+            let session = try await client.get("/v1/sessions/\(id)")
             #expect(session.status == 200)
             #expect(session.json?["id"] == .string(id))
             #expect(session.json?["products"]?["version"] == 1)
             #expect(session.json?["products"]?["items"] == [])
 
-            let deleted = try client.request("DELETE", "/v1/sessions/\(id)")
+            let deleted = try await client.request("DELETE", "/v1/sessions/\(id)")
             #expect(deleted.status == 204)
             #expect(deleted.body.isEmpty)
 
-            let gone = try client.get("/v1/sessions/\(id)")
+            let gone = try await client.get("/v1/sessions/\(id)")
             #expect(gone.status == 404)
             #expect(gone.errorCode == "session_not_found")
-            #expect(try client.request("DELETE", "/v1/sessions/\(id)").errorCode == "session_not_found")
-            #expect(try client.get("/v1/sessions/\(id)/products").status == 404)
+            #expect(try await client.request("DELETE", "/v1/sessions/\(id)").errorCode == "session_not_found")
+            #expect(try await client.get("/v1/sessions/\(id)/products").status == 404)
         }
     }
 
     @Test func errorStatusesAndCodes() async throws {
         try await withApp({ $0.maxBodyBytes = 1024 }) { app in
             let client = app.client
-            let id = try app.createSession()
+            let id = try await app.createSession()
 
-            let notFound = try client.get("/v1/nothing-here")
+            let notFound = try await client.get("/v1/nothing-here")
             #expect(notFound.status == 404)
             #expect(notFound.errorCode == "not_found")
             #expect(notFound.json?["error"]?["message"]?.stringValue?.isEmpty == false)
 
-            let wrongMethod = try client.request("PUT", "/v1/sessions")
+            let wrongMethod = try await client.request("PUT", "/v1/sessions")
             #expect(wrongMethod.status == 405)
             #expect(wrongMethod.errorCode == "method_not_allowed")
             #expect(wrongMethod.header("Allow") == "POST")
 
-            let wrongMethodOnSession = try client.request("POST", "/v1/sessions/\(id)")
+            let wrongMethodOnSession = try await client.request("POST", "/v1/sessions/\(id)")
             #expect(wrongMethodOnSession.status == 405)
             #expect(wrongMethodOnSession.header("Allow") == "DELETE, GET, HEAD")
 
-            let textBody = try client.request(
+            let textBody = try await client.request(
                 "POST", "/v1/sessions/\(id)/products/refresh", headers: [("Content-Type", "text/plain")],
                 body: Array("refresh".utf8)
             )
             #expect(textBody.status == 415)
             #expect(textBody.errorCode == "unsupported_media_type")
 
-            let tooLarge = try client.request(
+            let tooLarge = try await client.request(
                 "POST", "/v1/sessions/\(id)/products/refresh", headers: [("Content-Type", "application/json")],
                 body: Array("{\"pad\": \"\(String(repeating: "x", count: 2000))\"}".utf8)
             )
             #expect(tooLarge.status == 413)
             #expect(tooLarge.errorCode == "body_too_large")
 
-            let badJSON = try client.request(
+            let badJSON = try await client.request(
                 "POST", "/v1/sessions/\(id)/products/refresh", headers: [("Content-Type", "application/json")],
                 body: Array("{\"unterminated".utf8)
             )
             #expect(badJSON.status == 400)
             #expect(badJSON.errorCode == "invalid_json")
 
-            let disabled = try client.post("/v1/sessions/\(id)/products/load-more")
+            let disabled = try await client.post("/v1/sessions/\(id)/products/load-more")
             #expect(disabled.status == 409)
             #expect(disabled.errorCode == "command_disabled")
             #expect(disabled.json?["error"]?["message"]?.stringValue?.contains("refresh") == true)
 
-            let unknownSession = try client.post("/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA/products/refresh")
+            let unknownSession = try await client.post("/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA/products/refresh")
             #expect(unknownSession.status == 404)
             #expect(unknownSession.errorCode == "session_not_found")
 
             // The server is still fine after all that.
-            #expect(try client.get("/healthz").json == ["status": "ok"])
+            #expect(try await client.get("/healthz").json == ["status": "ok"])
         }
     }
 
     @Test func sessionLimitAnswers429() async throws {
         try await withApp({ $0.maxSessions = 2 }) { app in
-            _ = try app.createSession()
-            let second = try app.createSession()
-            let third = try app.client.post("/v1/sessions")
+            _ = try await app.createSession()
+            let second = try await app.createSession()
+            let third = try await app.client.post("/v1/sessions")
             #expect(third.status == 429)
             #expect(third.errorCode == "too_many_sessions")
 
-            #expect(try app.client.request("DELETE", "/v1/sessions/\(second)").status == 204)
-            #expect(try app.client.post("/v1/sessions").status == 201, "deleting frees a slot")
+            #expect(try await app.client.request("DELETE", "/v1/sessions/\(second)").status == 204)
+            #expect(try await app.client.post("/v1/sessions").status == 201, "deleting frees a slot")
         }
     }
 
     @Test func idleSessionsExpire() async throws {
         try await withApp({ $0.sessionIdleTimeoutSeconds = 1 }) { app in
-            let id = try app.createSession()
-            #expect(try app.client.get("/v1/sessions/\(id)").status == 200)
+            let id = try await app.createSession()
+            #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
             try await Task.sleep(for: .milliseconds(2200))
-            #expect(try app.client.get("/v1/sessions/\(id)").errorCode == "session_not_found")
+            #expect(try await app.client.get("/v1/sessions/\(id)").errorCode == "session_not_found")
         }
     }
 
     @Test func anOpenStreamKeepsASessionAlive() async throws {
         try await withApp({ $0.sessionIdleTimeoutSeconds = 1 }) { app in
-            let id = try app.createSession()
-            let stream = try TestEventStream(port: app.port, path: "/v1/sessions/\(id)/products/events")
-            #expect(try stream.next()?.event == "snapshot")
+            let id = try await app.createSession()
+            let stream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/products/events")
+            #expect(try await stream.next()?.event == "snapshot")
             try await Task.sleep(for: .milliseconds(2200))
-            #expect(try app.client.get("/v1/sessions/\(id)").status == 200)
+            #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
             stream.close()
         }
     }
 
     @Test func healthAndMetrics() async throws {
         try await withApp { app in
-            let id = try app.createSession()
-            _ = try app.client.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=5")])
+            let id = try await app.createSession()
+            _ = try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=5")])
 
-            let health = try app.client.get("/healthz")
+            let health = try await app.client.get("/healthz")
             #expect(health.status == 200)
             #expect(health.json == ["status": "ok"])
 
-            let metrics = try app.client.get("/metrics")
+            let metrics = try await app.client.get("/metrics")
             #expect(metrics.status == 200)
             #expect(metrics.header("Content-Type")?.hasPrefix("text/plain") == true)
             let text = metrics.text

@@ -46,8 +46,8 @@ struct TestApplication {
     }
 
     /// Creates a session and returns its id.
-    func createSession() throws -> String {
-        let response = try client.post("/v1/sessions")
+    func createSession() async throws -> String {
+        let response = try await client.post("/v1/sessions")
         guard response.status == 201, let id = response.json?["id"]?.stringValue else {
             throw TestClientError("session not created: \(response.status) \(response.text)")
         }

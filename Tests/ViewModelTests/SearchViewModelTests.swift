@@ -206,7 +206,8 @@ struct SearchViewModelTests {
         viewModel.visible(ids)
         await settle()
         let firstFour = ids.prefix(4).flatMap { [FakeFlickrService.Call.favorites($0), .comments($0)] }
-        #expect(service.pendingCalls == firstFour, "four photos at a time")
+        #expect(Set(service.pendingCalls) == Set(firstFour), "four photos at a time")
+        #expect(service.pendingCalls.count == 8)
 
         await service.answer(.favorites(ids[0]), with: .success(.count(7)))
         await service.answer(.comments(ids[0]), with: .success(.count(2)))
@@ -230,7 +231,7 @@ struct SearchViewModelTests {
         }
         viewModel.visible([ids[1]])
         await settle()
-        #expect(service.pendingCalls == [.favorites(ids[1]), .comments(ids[1])])
+        #expect(Set(service.pendingCalls) == [.favorites(ids[1]), .comments(ids[1])])
         #expect(viewModel.state.results.value?.photos.map(\.comments) == [2, nil, nil, 0, 0, 0])
     }
 
