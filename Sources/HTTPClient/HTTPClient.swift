@@ -97,7 +97,7 @@ public final class HTTPClient {
 
     private func makeTransfer(_ request: HTTPClientRequest) throws(HTTPClientError) -> Transfer {
         guard request.url.hasPrefix("http://") || request.url.hasPrefix("https://") else {
-            throw .invalidURL(request.url)
+            throw .invalidURL(Self.withoutQuery(request.url))
         }
         guard let easy = curl_easy_init() else { throw .transport("curl_easy_init failed") }
         let transfer = Transfer(id: nextTransferID, easy: easy, maxResponseBytes: configuration.maxResponseBytes)
@@ -115,7 +115,7 @@ public final class HTTPClient {
         vmh_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         vmh_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
         vmh_curl_easy_setopt_string(easy, CURLOPT_USERAGENT, configuration.userAgent)
-        vmh_curl_easy_setopt_long(easy, CURLOPT_MAXFILESIZE_LARGE, configuration.maxResponseBytes)
+        vmh_curl_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxResponseBytes))
         vmh_curl_easy_setopt_write_function(easy) { data, size, count, context in
             guard let data, let context else { return 0 }
             let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
@@ -144,8 +144,14 @@ public final class HTTPClient {
         if transfer.requestHeaders != nil {
             vmh_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.requestHeaders)
         }
-        guard ok else { throw .invalidURL(request.url) }
+        guard ok else { throw .invalidURL(Self.withoutQuery(request.url)) }
         return transfer
+    }
+
+    /// The URL without its query, for error messages: queries carry API keys.
+    static func withoutQuery(_ url: String) -> String {
+        guard let question = url.firstIndex(of: "?") else { return url }
+        return String(url[..<question]) + "?…"
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
