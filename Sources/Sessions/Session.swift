@@ -1,4 +1,5 @@
 import EventLoop
+import HTTPServer
 import JSON
 import ViewModels
 
@@ -31,8 +32,8 @@ public final class Session {
         self.search = search
         self.products = products
         self.lastActivity = now
-        searchChannel = StateChannel(initial: search.state.json, replayCapacity: replayCapacity)
-        productsChannel = StateChannel(initial: products.state.json, replayCapacity: replayCapacity)
+        searchChannel = StateChannel(name: "search", initial: search.state.json, replayCapacity: replayCapacity)
+        productsChannel = StateChannel(name: "products", initial: products.state.json, replayCapacity: replayCapacity)
         search.onChange = { [weak searchChannel] state in searchChannel?.publish(state.json) }
         products.onChange = { [weak productsChannel] state in productsChannel?.publish(state.json) }
     }
@@ -40,8 +41,14 @@ public final class Session {
     /// Every channel of the session.
     public var channels: [StateChannel] { [searchChannel, productsChannel] }
 
-    /// Open event streams across all channels.
+    /// Open event streams across all channels (a multiplexed stream counts once per channel).
     public var openStreamCount: Int { channels.reduce(0) { $0 + $1.subscriberCount } }
+
+    /// Attaches a stream carrying every view model of the session (`GET /v1/sessions/{id}/events`).
+    /// - Parameter resumeFrom: a `Last-Event-ID` of the form `search:5,products:3`.
+    public func subscribeAll(_ stream: ServerSentEventStream, format: StreamFormat, resumeFrom: String?) {
+        SessionStream.start(stream, channels: channels, format: format, resumeFrom: resumeFrom)
+    }
 
     /// The session resource: `{"id", "search": SearchState, "products": ProductListState}`.
     public var json: JSONValue {

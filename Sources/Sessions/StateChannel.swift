@@ -11,36 +11,51 @@ public enum StreamFormat: Sendable, Equatable {
     case snapshots
 }
 
+/// Something attached to a channel: told about every change and about the channel closing.
+@LoopActor
+protocol ChannelObserver: AnyObject {
+    /// A new version was published. `patch` is the RFC 6902 JSON array; `patchEvent` the same framed as a
+    /// single-channel SSE event (`id: N`, `event: patch`).
+    func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: [UInt8])
+    /// The channel closed (session deleted or expired): end the stream.
+    func channelClosed(_ channel: StateChannel)
+}
+
 /// The state of one view model as a versioned stream of events.
 ///
 /// Each change is encoded and diffed **once**, framed as SSE bytes once, and those same bytes are written
-/// to every subscriber; a bounded ring of recent patch events serves `Last-Event-ID` resume. Slow readers
-/// are resynchronised with a snapshot when their connection drains.
+/// to every subscriber; a bounded ring of recent patches serves `Last-Event-ID` resume. Slow readers are
+/// resynchronised with a snapshot when their connection drains.
 @LoopActor
 public final class StateChannel {
+    /// The view model's name in multiplexed streams (`search`, `products`).
+    public let name: String
     /// The version of the current state; starts at 1 and increases with every change.
     public private(set) var version: Int = 1
     /// The current state, including `version`.
     public private(set) var state: JSONValue
     /// The current state serialised (what `GET` answers).
     public private(set) var stateBytes: [UInt8]
-    /// How many patch events are kept for resume.
+    /// How many patches are kept for resume.
     public let replayCapacity: Int
+    /// The `retry:` value sent once per stream.
+    public let retryMilliseconds: Int
 
     /// The state as the view model last reported it (without `version`), to skip changes that are not.
     private var reported: JSONValue
-    private var replay: [(version: Int, event: [UInt8])] = []
+    private var replay: [(version: Int, patch: [UInt8])] = []
     private var replayStart = 0
     private var cachedSnapshotEvent: [UInt8]?
-    private var subscribers: [ObjectIdentifier: Subscriber] = [:]
-    private let retryMilliseconds: Int
+    private var observers: [ObjectIdentifier: any ChannelObserver] = [:]
 
     /// Creates a channel at version 1.
     /// - Parameters:
+    ///   - name: the view model's name in multiplexed streams.
     ///   - initial: the state without `version`.
-    ///   - replayCapacity: patch events kept for resume.
+    ///   - replayCapacity: patches kept for resume.
     ///   - retryMilliseconds: the `retry:` value sent once per stream.
-    public init(initial: JSONValue, replayCapacity: Int = 64, retryMilliseconds: Int = 3000) {
+    public init(name: String, initial: JSONValue, replayCapacity: Int = 64, retryMilliseconds: Int = 3000) {
+        self.name = name
         self.replayCapacity = replayCapacity
         self.retryMilliseconds = retryMilliseconds
         reported = initial
@@ -49,7 +64,7 @@ public final class StateChannel {
     }
 
     /// Number of open streams on this channel.
-    public var subscriberCount: Int { subscribers.count }
+    public var subscriberCount: Int { observers.count }
 
     /// Publishes a new state (without `version`); a no-op when nothing changed.
     public func publish(_ newState: JSONValue) {
@@ -62,14 +77,14 @@ public final class StateChannel {
         stateBytes = next.serializedBytes
         cachedSnapshotEvent = nil
 
-        var patchBytes: [UInt8] = []
-        patchBytes.reserveCapacity(64)
-        JSONPatch.serialize(operations, into: &patchBytes)
-        let event = Self.frame(event: "patch", id: version, data: patchBytes)
-        remember(version: version, event: event)
-
-        for subscriber in subscribers.values {
-            subscriber.deliver(patchEvent: event, channel: self)
+        var patch: [UInt8] = []
+        patch.reserveCapacity(64)
+        JSONPatch.serialize(operations, into: &patch)
+        remember(version: version, patch: patch)
+        guard !observers.isEmpty else { return }
+        let event = Self.frame(event: "patch", id: "\(version)", data: patch)
+        for observer in observers.values {
+            observer.channel(self, published: version, patch: patch, patchEvent: event)
         }
     }
 
@@ -77,59 +92,67 @@ public final class StateChannel {
     /// ring) or a snapshot, then every later change.
     public func subscribe(_ stream: ServerSentEventStream, format: StreamFormat, lastEventID: Int?) {
         let subscriber = Subscriber(stream: stream, format: format)
-        let key = ObjectIdentifier(stream)
-        subscribers[key] = subscriber
-        stream.onClose = { [weak self] in self?.subscribers[key] = nil }
-        stream.onDrain = { [weak self, weak subscriber] in
-            guard let self, let subscriber else { return }
-            subscriber.drained(channel: self)
-        }
+        attach(subscriber, to: stream)
         var first = Array("retry: \(retryMilliseconds)\n".utf8)
         if let lastEventID, format == .patches, let missed = patches(after: lastEventID) {
-            for event in missed { first.append(contentsOf: event) }
+            for (version, patch) in missed {
+                first.append(contentsOf: Self.frame(event: "patch", id: "\(version)", data: patch))
+            }
         } else {
             first.append(contentsOf: snapshotEvent)
         }
         stream.send(first)
     }
 
+    /// Registers an observer for as long as `stream` stays open.
+    func attach(_ observer: any ChannelObserver, to stream: ServerSentEventStream) {
+        let key = ObjectIdentifier(observer)
+        observers[key] = observer
+        let previous = stream.onClose
+        stream.onClose = { [weak self] in
+            self?.observers[key] = nil
+            previous?()
+        }
+    }
+
     /// Ends every stream of this channel (session deleted or expired, server shutting down).
     public func close() {
-        for subscriber in Array(subscribers.values) {
-            subscriber.stream.end()
-        }
-        subscribers.removeAll()
+        let current = observers.values
+        observers.removeAll()
+        for observer in current { observer.channelClosed(self) }
     }
 
     /// The current state as a framed `snapshot` event, built at most once per version.
     var snapshotEvent: [UInt8] {
         if let cachedSnapshotEvent { return cachedSnapshotEvent }
-        let event = Self.frame(event: "snapshot", id: version, data: stateBytes)
+        let event = Self.frame(event: "snapshot", id: "\(version)", data: stateBytes)
         cachedSnapshotEvent = event
         return event
     }
 
     // MARK: Replay ring
 
-    private func remember(version: Int, event: [UInt8]) {
+    private func remember(version: Int, patch: [UInt8]) {
+        guard replayCapacity > 0 else { return }
         if replay.count < replayCapacity {
-            replay.append((version, event))
+            replay.append((version, patch))
         } else {
-            replay[replayStart] = (version, event)
+            replay[replayStart] = (version, patch)
             replayStart = (replayStart + 1) % replayCapacity
         }
     }
 
-    /// The patch events after `lastEventID` in order, or nil when the ring no longer covers them.
-    func patches(after lastEventID: Int) -> [[UInt8]]? {
+    /// The patches after `lastEventID` in order, or nil when the ring no longer covers them (or the id is
+    /// from the future, e.g. another server's).
+    func patches(after lastEventID: Int) -> [(version: Int, patch: [UInt8])]? {
         if lastEventID == version { return [] }
-        guard lastEventID < version else { return nil }
+        guard lastEventID < version, lastEventID >= 1 else { return nil }
         let count = replay.count
         guard count > 0 else { return nil }
         let oldest = replay[replayStart % count].version
         guard lastEventID + 1 >= oldest else { return nil }
         let skip = lastEventID + 1 - oldest
-        return (skip..<count).map { replay[(replayStart + $0) % count].event }
+        return (skip..<count).map { replay[(replayStart + $0) % count] }
     }
 
     // MARK: Framing
@@ -143,41 +166,51 @@ public final class StateChannel {
         return .object(object)
     }
 
-    /// `id: N\nevent: NAME\ndata: DATA\n\n`. DATA is compact JSON, which never contains a raw newline.
-    static func frame(event: String, id: Int, data: [UInt8]) -> [UInt8] {
+    /// `id: ID\nevent: NAME\ndata: DATA\n\n`. DATA is compact JSON, which never contains a raw newline.
+    static func frame(event: String, id: String, data: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(data.count + 40)
-        bytes.append(contentsOf: "id: \(id)\nevent: \(event)\ndata: ".utf8)
+        bytes.reserveCapacity(data.count + id.utf8.count + event.utf8.count + 24)
+        bytes.append(contentsOf: "id: ".utf8)
+        bytes.append(contentsOf: id.utf8)
+        bytes.append(contentsOf: "\nevent: ".utf8)
+        bytes.append(contentsOf: event.utf8)
+        bytes.append(contentsOf: "\ndata: ".utf8)
         bytes.append(contentsOf: data)
         bytes.append(contentsOf: "\n\n".utf8)
         return bytes
     }
 }
 
-/// One stream attached to a channel.
+/// One single-channel stream: gets the channel's pre-framed events.
 @LoopActor
-final class Subscriber {
+final class Subscriber: ChannelObserver {
     let stream: ServerSentEventStream
     let format: StreamFormat
     /// Set when a write was refused: the reader gets a snapshot once its connection drains.
     private(set) var needsSnapshot = false
+    private weak var channel: StateChannel?
 
     init(stream: ServerSentEventStream, format: StreamFormat) {
         self.stream = stream
         self.format = format
+        stream.onDrain = { [weak self] in self?.drained() }
     }
 
-    func deliver(patchEvent: [UInt8], channel: StateChannel) {
+    func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: [UInt8]) {
+        self.channel = channel
         guard !needsSnapshot else { return }
-        let event = format == .patches ? patchEvent : channel.snapshotEvent
-        if !stream.send(event) {
+        if !stream.send(format == .patches ? patchEvent : channel.snapshotEvent) {
             // NB: dropping the pending patches bounds memory; the snapshot on drain makes the client whole.
             needsSnapshot = true
         }
     }
 
-    func drained(channel: StateChannel) {
-        guard needsSnapshot else { return }
+    func channelClosed(_ channel: StateChannel) {
+        stream.end()
+    }
+
+    private func drained() {
+        guard needsSnapshot, let channel else { return }
         if stream.send(channel.snapshotEvent) { needsSnapshot = false }
     }
 }

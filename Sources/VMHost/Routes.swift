@@ -33,6 +33,7 @@ struct Routes {
             return .response(.noContent)
         }
 
+        router.on(.get, "/v1/sessions/:id/events") { request in try sessionStream(request) }
         registerSearch(on: &router)
         registerProducts(on: &router)
     }
@@ -203,19 +204,36 @@ struct Routes {
         _ request: HTTPRequest, channel: @escaping @LoopActor (Session) -> StateChannel
     ) throws(HTTPError) -> HTTPHandlerResult {
         let session = try session(request)
-        let format: StreamFormat
-        switch request.query["format"] {
-        case nil, "patch", "patches": format = .patches
-        case "snapshot", "snapshots": format = .snapshots
-        case let other?: throw .invalidField("format", "must be 'snapshot' or omitted, not '\(other)'")
-        }
-        let lastEventID = (request.header("Last-Event-ID") ?? request.query["lastEventId"]).flatMap {
-            Int($0.trimmingCharacters())
-        }
+        let format = try Self.streamFormat(request)
+        let lastEventID = Self.lastEventID(request).flatMap { Int($0) }
         let target = channel(session)
         return .stream { stream in
             target.subscribe(stream, format: format, lastEventID: lastEventID)
         }
+    }
+
+    /// Opens the stream carrying every view model of the session.
+    func sessionStream(_ request: HTTPRequest) throws(HTTPError) -> HTTPHandlerResult {
+        let session = try session(request)
+        let format = try Self.streamFormat(request)
+        let lastEventID = Self.lastEventID(request)
+        return .stream { stream in
+            session.subscribeAll(stream, format: format, resumeFrom: lastEventID)
+        }
+    }
+
+    /// `?format=snapshot` or the default, patches.
+    static func streamFormat(_ request: HTTPRequest) throws(HTTPError) -> StreamFormat {
+        switch request.query["format"] {
+        case nil, "patch", "patches": return .patches
+        case "snapshot", "snapshots": return .snapshots
+        case let other?: throw .invalidField("format", "must be 'snapshot' or omitted, not '\(other)'")
+        }
+    }
+
+    /// The `Last-Event-ID` header, or the `lastEventId` query parameter.
+    static func lastEventID(_ request: HTTPRequest) -> String? {
+        (request.header("Last-Event-ID") ?? request.query["lastEventId"]).map { $0.trimmingCharacters() }
     }
 
     static func sessionNotFound(_ id: String) -> HTTPError {
