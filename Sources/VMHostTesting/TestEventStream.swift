@@ -26,11 +26,18 @@ public final class TestEventStream: @unchecked Sendable {
     private var ended = false
 
     /// Opens `GET path` with `Accept: text/event-stream`.
-    public convenience init(port: Int, path: String, headers: [(String, String)] = [], timeoutSeconds: Int = 10) async throws {
+    public convenience init(
+        port: Int, path: String, headers: [(String, String)] = [], timeoutSeconds: Int = 10,
+        receiveBufferBytes: Int? = nil
+    ) async throws {
         let pairs = headers.map { TestHTTPClient.HeaderPair(name: $0.0, value: $0.1) }
         let opened = try await offPool {
-            try UncheckedBox(TestEventStream(blockingPort: port, path: path, headers: pairs.map { ($0.name, $0.value) },
-                                             timeoutSeconds: timeoutSeconds))
+            try UncheckedBox(
+                TestEventStream(
+                    blockingPort: port, path: path, headers: pairs.map { ($0.name, $0.value) },
+                    timeoutSeconds: timeoutSeconds, receiveBufferBytes: receiveBufferBytes
+                )
+            )
         }
         self.init(moving: opened.value)
     }
@@ -43,8 +50,11 @@ public final class TestEventStream: @unchecked Sendable {
         chunked = other.chunked
     }
 
-    private init(blockingPort port: Int, path: String, headers: [(String, String)], timeoutSeconds: Int) throws {
-        socket = try TestSocket(port: port, timeoutSeconds: timeoutSeconds)
+    private init(
+        blockingPort port: Int, path: String, headers: [(String, String)], timeoutSeconds: Int,
+        receiveBufferBytes: Int?
+    ) throws {
+        socket = try TestSocket(port: port, timeoutSeconds: timeoutSeconds, receiveBufferBytes: receiveBufferBytes)
         var head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         try socket.write(head + "\r\n")

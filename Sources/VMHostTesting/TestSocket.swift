@@ -17,9 +17,15 @@ public final class TestSocket {
     private var buffer: [UInt8] = []
 
     /// Connects to `127.0.0.1:port`.
-    public init(port: Int, timeoutSeconds: Int = 10) throws {
+    /// - Parameter receiveBufferBytes: a small `SO_RCVBUF` makes a slow reader's backlog build up on the
+    ///   server side instead of in this socket.
+    public init(port: Int, timeoutSeconds: Int = 10, receiveBufferBytes: Int? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestClientError("socket() failed") }
+        if let receiveBufferBytes {
+            var size = Int32(receiveBufferBytes)
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

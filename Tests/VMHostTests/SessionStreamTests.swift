@@ -114,3 +114,33 @@ struct SessionStreamTests {
         }
     }
 }
+
+@Suite("Slow readers")
+struct SlowReaderTests {
+    @Test func aReaderThatFallsBehindGetsAFreshSnapshotInsteadOfEveryPatch() async throws {
+        try await withApp({ $0.streamMaxPendingBytes = 16 * 1024 }) { app in
+            let id = try await app.createSession()
+            let stream = try await TestEventStream(
+                port: app.port, path: "/v1/sessions/\(id)/search/events", receiveBufferBytes: 4096
+            )
+            var state = try #require(try await stream.next()?.json)
+            // 400 changes of ~8 KiB each while the client reads nothing: ~3 MiB of patches.
+            let filler = String(repeating: "x", count: 8 * 1024)
+            for index in 0..<400 {
+                _ = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": .string("\(index) \(filler)")])
+            }
+            let target = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
+            var events: [String] = []
+            while state["version"] != target["version"] {
+                let event = try #require(try await stream.next())
+                events.append(event.event)
+                let data = try #require(event.json)
+                state = event.event == "snapshot" ? data : try JSONPatch.apply(JSONPatch.parse(data), to: state)
+            }
+            #expect(state == target)
+            #expect(events.contains("snapshot"), "the backlog was dropped and replaced by a snapshot")
+            #expect(events.count < 400, "not every patch was queued: \(events.count) events")
+            stream.close()
+        }
+    }
+}
