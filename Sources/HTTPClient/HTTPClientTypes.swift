@@ -82,7 +82,7 @@ public struct HTTPClientConfiguration: Sendable {
     /// Creates a configuration.
     public init(
         connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(15),
-        maxConnectionsPerHost: Int = 256, maxCachedConnections: Int = 256, maxResponseBytes: Int = 8 * 1024 * 1024,
+        maxConnectionsPerHost: Int = 1024, maxCachedConnections: Int = 1024, maxResponseBytes: Int = 8 * 1024 * 1024,
         userAgent: String = "vmhost/1.0"
     ) {
         self.connectTimeout = connectTimeout

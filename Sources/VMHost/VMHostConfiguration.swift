@@ -35,7 +35,7 @@ public struct VMHostConfiguration: Sendable, Equatable {
 
     public var upstreamTimeoutMilliseconds = 15_000
     public var upstreamConnectTimeoutMilliseconds = 5_000
-    public var upstreamMaxConnectionsPerHost = 256
+    public var upstreamMaxConnectionsPerHost = 1024
     public var upstreamMaxResponseBytes = 8 * 1024 * 1024
     /// How long answers of cacheable upstream calls (Flickr) are reused.
     public var upstreamCacheSeconds = 60

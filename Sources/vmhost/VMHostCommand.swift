@@ -64,6 +64,7 @@ struct VMHostCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
+        Self.raiseFileDescriptorLimit()
         let level = settings.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -94,6 +95,14 @@ struct VMHostCommand: AsyncParsableCommand {
         logger.info("shutting down", metadata: ["signal": "\(received)"])
         await application.shutdown()
         return 0
+    }
+
+    /// Thousands of open streams need thousands of descriptors: raise the soft limit to the hard one.
+    private static func raiseFileDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     private func readConfigFile() throws -> ([UInt8]?, String) {
