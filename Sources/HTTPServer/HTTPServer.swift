@@ -174,7 +174,7 @@ public final class HTTPServer {
         guard let components = URIComponents(target: String(cString: uri)) else {
             let error = HTTPError(status: 400, code: "invalid_path", message: "malformed request path")
             send(error.response, raw: raw, requestID: requestID, method: method)
-            report(route: "unmatched", method: method, status: 400, started: started)
+            report(route: "unmatched", method: method, status: 400, requestID: requestID, started: started)
             return
         }
         let request = HTTPRequest(raw: raw, method: method, components: components, requestID: requestID)
@@ -231,14 +231,27 @@ public final class HTTPServer {
 
     private func respond(_ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant) {
         send(response, raw: request.raw, requestID: request.requestID, method: request.method)
-        report(route: request.routePattern, method: request.method, status: response.status, started: started)
+        report(
+            route: request.routePattern, method: request.method, status: response.status,
+            requestID: request.requestID, started: started
+        )
     }
 
-    private func report(route: String, method: HTTPMethod, status: Int, started: ContinuousClock.Instant) {
+    /// One structured access-log line (debug level: at info, logging every request would cost more than
+    /// serving it) and the metrics record.
+    private func report(
+        route: String, method: HTTPMethod, status: Int, requestID: String, started: ContinuousClock.Instant
+    ) {
         let duration = ContinuousClock.now - started
-        logger.debug(
-            "request", metadata: ["route": "\(route)", "method": "\(method.rawValue)", "status": "\(status)"]
-        )
+        if logger.logLevel <= .debug {
+            logger.debug(
+                "request",
+                metadata: [
+                    "request-id": "\(requestID)", "route": "\(route)", "method": "\(method.rawValue)",
+                    "status": "\(status)", "duration": "\(duration)",
+                ]
+            )
+        }
         onRequest?(HTTPRequestRecord(route: route, method: method, status: status, duration: duration))
     }
 
@@ -281,7 +294,10 @@ public final class HTTPServer {
             LoopActor.assumeIsolated { stream.clientClosed() }
         }, context)
         evhttp_send_reply_start(request.raw, 200, "OK")
-        report(route: request.routePattern, method: request.method, status: 200, started: started)
+        report(
+            route: request.routePattern, method: request.method, status: 200, requestID: request.requestID,
+            started: started
+        )
         start(stream)
     }
 
