@@ -13,7 +13,13 @@ final class VMHostMetrics: Sendable {
     private let sessions: CoreMetrics.Gauge
     private let streams: CoreMetrics.Gauge
     private let sessionsCreated: CoreMetrics.Counter
-    private let requestCounters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private struct RequestKey: Hashable {
+        var route: String
+        var method: HTTPMethod
+        var status: Int
+    }
+
+    private let requestCounters = Mutex<[RequestKey: CoreMetrics.Counter]>([:])
     private let requestTimers = Mutex<[String: CoreMetrics.Timer]>([:])
     private let upstreamCounters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let upstreamTimers = Mutex<[String: CoreMetrics.Timer]>([:])
@@ -53,7 +59,8 @@ final class VMHostMetrics: Sendable {
     }
 
     func record(_ record: HTTPRequestRecord) {
-        let key = "\(record.route) \(record.method.rawValue) \(record.status)"
+        // NB: a struct key, not an interpolated string: this runs on every request.
+        let key = RequestKey(route: record.route, method: record.method, status: record.status)
         let counter = requestCounters.withLock { counters in
             if let counter = counters[key] { return counter }
             let counter = CoreMetrics.Counter(
