@@ -12,6 +12,8 @@ struct Routes {
     let idleTimeoutSeconds: Int
 
     func register(on router: inout Router) {
+        WebClient.register(on: &router)
+        OpenAPIDocument.register(on: &router)
         router.on(.get, "/healthz") { _ in .response(.json(["status": "ok"])) }
         router.on(.get, "/metrics") { _ in
             metrics.update(sessions: sessions.count, streams: sessions.openStreamCount)

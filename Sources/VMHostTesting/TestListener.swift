@@ -4,7 +4,8 @@ import Glibc
 
 /// A bare TCP listener on 127.0.0.1 for testing clients: accept a connection, read what arrives, see when
 /// the peer closes. Blocking; use it from a thread that is not the event loop.
-public final class TestListener {
+/// `@unchecked Sendable`: a test uses it from one task at a time (accepting on a blocking thread).
+public final class TestListener: @unchecked Sendable {
     private let fd: Int32
     /// The bound port.
     public let port: Int
@@ -50,7 +51,7 @@ public final class TestListener {
 }
 
 /// A connection accepted by ``TestListener``.
-public final class AcceptedConnection {
+public final class AcceptedConnection: @unchecked Sendable {
     private var fd: Int32
 
     init(fd: Int32) { self.fd = fd }

@@ -1,0 +1,105 @@
+import EventLoop
+import HTTPServer
+
+/// The thin web client served at `/`: one HTML page, one stylesheet and one script, all embedded in the
+/// binary (no build step, no CDN).
+///
+/// Every asset carries an `ETag` computed once from its bytes (64-bit FNV-1a) and answers `304 Not Modified`
+/// to a matching `If-None-Match`. The page is revalidated on every load (`no-cache`); it references the
+/// stylesheet and script as `/app.css?v=<etag>` and `/app.js?v=<etag>`, so those may be cached for an hour
+/// and a new build still reaches the browser at once.
+enum WebClient {
+    /// One embedded file, encoded once.
+    struct Asset: Sendable {
+        let contentType: String
+        let cacheControl: String
+        let body: [UInt8]
+        /// The quoted entity tag, e.g. `"f1a2b3c4d5e6f708"`.
+        let etag: String
+
+        init(contentType: String, cacheControl: String, text: String) {
+            self.contentType = contentType
+            self.cacheControl = cacheControl
+            self.body = Array(text.utf8)
+            self.etag = "\"\(WebClient.fnv1a64Hex(body))\""
+        }
+
+        /// The version token used in `?v=` query strings: the entity tag without quotes.
+        var version: String { String(etag.dropFirst().dropLast()) }
+    }
+
+    static let cssAsset = Asset(contentType: "text/css; charset=utf-8", cacheControl: cachedAssetPolicy, text: css)
+    static let jsAsset = Asset(
+        contentType: "text/javascript; charset=utf-8", cacheControl: cachedAssetPolicy, text: js
+    )
+    static let htmlAsset = Asset(
+        contentType: "text/html; charset=utf-8", cacheControl: "no-cache",
+        text: html
+            .replacingAll("{{CSS_VERSION}}", with: cssAsset.version)
+            .replacingAll("{{JS_VERSION}}", with: jsAsset.version)
+    )
+
+    /// The cache policy of the versioned stylesheet and script.
+    static let cachedAssetPolicy = "public, max-age=3600"
+
+    /// Adds `GET /`, `GET /app.css` and `GET /app.js` (HEAD falls back to GET in the router).
+    @LoopActor
+    static func register(on router: inout Router) {
+        router.on(.get, "/") { request in .response(response(for: htmlAsset, request: request)) }
+        router.on(.get, "/app.css") { request in .response(response(for: cssAsset, request: request)) }
+        router.on(.get, "/app.js") { request in .response(response(for: jsAsset, request: request)) }
+    }
+
+    /// `200` with the asset, or `304` when `If-None-Match` names its entity tag (or is `*`).
+    @LoopActor
+    static func response(for asset: Asset, request: HTTPRequest) -> HTTPResponse {
+        let headers = [
+            HTTPHeader("Content-Type", asset.contentType),
+            HTTPHeader("Cache-Control", asset.cacheControl),
+            HTTPHeader("ETag", asset.etag),
+            HTTPHeader("X-Content-Type-Options", "nosniff"),
+        ]
+        if let condition = request.header("If-None-Match"), matches(condition, etag: asset.etag) {
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        return HTTPResponse(status: 200, headers: headers, body: asset.body)
+    }
+
+    /// Whether an `If-None-Match` value (a list of entity tags, weak or strong, or `*`) names `etag`.
+    static func matches(_ condition: String, etag: String) -> Bool {
+        for candidate in condition.split(separator: ",") {
+            var tag = candidate.trimmingCharacters()
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag = String(tag.dropFirst(2)) }
+            if tag == etag { return true }
+        }
+        return false
+    }
+
+    /// The 64-bit FNV-1a hash of `bytes` as 16 lowercase hex digits.
+    static func fnv1a64Hex(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
+
+extension String {
+    /// This string with every occurrence of `target` replaced (no Foundation needed).
+    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var result = ""
+        var rest = Substring(self)
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound]
+            result += replacement
+            rest = rest[range.upperBound...]
+        }
+        result += rest
+        return result
+    }
+}

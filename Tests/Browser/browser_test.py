@@ -1,0 +1,433 @@
+"""Headless-Chromium test of vmhost's thin web client (served at `/`).
+
+Usage: browser_test.py BASE_URL SCREENSHOT_DIR
+Runs the scenario at a desktop size (1280x900) and a phone size (390x844); exits non-zero with the failed step.
+"""
+
+import sys
+import time
+import traceback
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+TIMEOUT = 15
+
+
+class StepFailed(Exception):
+    """A step of the scenario did not reach its expected state."""
+
+
+class Scenario:
+    """One browser window running the whole scenario at one window size."""
+
+    def __init__(self, base_url, screenshots, label, width, height, touch=False):
+        self.base_url = base_url.rstrip("/")
+        self.touch = touch
+        self.screenshots = screenshots
+        self.label = label
+        self.step_name = "start the browser"
+        options = Options()
+        options.binary_location = CHROMIUM
+        for flag in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-dev-shm-usage",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-extensions",
+            f"--window-size={width},{height}",
+            # Only loopback traffic: external thumbnails fail at once instead of timing out.
+            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+        ):
+            options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        self.driver.set_window_size(width, height)
+        self.driver.set_page_load_timeout(TIMEOUT)
+        if touch:
+            self.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+
+    # -------------------------------------------------------------- helpers
+
+    def step(self, name):
+        self.step_name = name
+        print(f"[{self.label}] {name}", flush=True)
+
+    def wait(self, condition, what, timeout=TIMEOUT):
+        try:
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(lambda d: condition())
+        except TimeoutException:
+            raise StepFailed(f"timed out after {timeout}s waiting for {what}") from None
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def by_testid(self, testid):
+        return self.driver.find_element(By.CSS_SELECTOR, f'[data-testid="{testid}"]')
+
+    def all_by_testid(self, testid):
+        return self.driver.find_elements(By.CSS_SELECTOR, f'[data-testid="{testid}"]')
+
+    def count(self, testid):
+        return self.js(f'return document.querySelectorAll(\'[data-testid="{testid}"]\').length;')
+
+    def shot(self, name):
+        path = f"{self.screenshots}/{self.label}-{name}.png"
+        self.driver.save_screenshot(path)
+        print(f"[{self.label}]   screenshot {path}", flush=True)
+
+    def search_state(self):
+        return self.js("return window.vmhost && window.vmhost.state.search;")
+
+    def products_state(self):
+        return self.js("return window.vmhost && window.vmhost.state.products;")
+
+    def type_search(self, text):
+        field = self.by_testid("search-input")
+        field.click()
+        self.js("arguments[0].value = '';", field)
+        field.send_keys(text)
+
+    def scroll_to_bottom(self):
+        self.js("window.scrollTo(0, document.documentElement.scrollHeight);")
+
+    def wait_search_settled(self, search_string):
+        def settled():
+            s = self.search_state()
+            value = s and s["results"]["value"]
+            return (
+                s is not None and not s["isSearching"] and s["results"]["status"] == "loaded"
+                and value["searchString"] == search_string
+                and self.count("photo") == len(value["photos"])
+            )
+
+        self.wait(settled, f"the results of '{search_string}'")
+        return self.search_state()["results"]["value"]
+
+    def photo_titles(self):
+        return self.js(
+            "return Array.from(document.querySelectorAll('[data-testid=\"photo-title\"]'))"
+            ".map(e => e.textContent);"
+        )
+
+    # -------------------------------------------------------------- the scenario
+
+    def run(self):
+        driver = self.driver
+
+        self.step("RFC 6902 apply in the page")
+        self.driver.get(self.base_url + "/")
+        self.wait(lambda: self.js("return !!window.vmhost;"), "the script to start")
+        self.check_patch_apply()
+
+        self.step("connection becomes live")
+        self.wait(
+            lambda: self.by_testid("connection-state").get_attribute("data-state") == "live"
+            and self.search_state() is not None and self.products_state() is not None,
+            "connection state 'live' with both snapshots",
+        )
+        self.shot("01-live")
+
+        self.step("Go is disabled for 'cat'")
+        self.type_search("cat")
+        self.wait(lambda: (self.search_state() or {}).get("searchText") == "cat", "searchText 'cat'")
+        self.wait(lambda: not self.by_testid("search-go").is_enabled(), "Go disabled")
+
+        self.step("typing 'kittens' enables Go and shows thumbnails")
+        self.type_search("kittens")
+        self.wait(lambda: self.by_testid("search-go").is_enabled(), "Go enabled for 'kittens'")
+        first_page = self.wait_search_settled("kittens")
+        first_count = len(first_page["photos"])
+        if first_count == 0:
+            raise StepFailed("the search for 'kittens' returned no photos")
+        titles = self.photo_titles()
+        if len(titles) != first_count or not all(t.strip() for t in titles):
+            raise StepFailed(f"photo titles missing: {titles[:5]}")
+        images = self.js(
+            "return Array.from(document.querySelectorAll('[data-testid=\"photo\"] img'))"
+            ".map(i => [i.getAttribute('src'), i.getAttribute('alt'), i.getAttribute('width')]);"
+        )
+        if any(not src or alt is None or not width for src, alt, width in images):
+            raise StepFailed(f"photo images lack src, alt or fixed size: {images[:3]}")
+        status = self.by_testid("search-status").text
+        if "kittens" not in status:
+            raise StepFailed(f"status does not name the search: {status!r}")
+        kittens_first_ids = [p["id"] for p in first_page["photos"][:5]]
+        self.shot("02-kittens")
+
+        self.step("favorites and comments counts appear for photos in view")
+        self.js("window.scrollTo(0, 0);")
+        self.wait(
+            lambda: self.js(
+                "const els = document.querySelectorAll('[data-testid=\"photo-favorites\"][data-loaded=\"true\"]');"
+                "const cs = document.querySelectorAll('[data-testid=\"photo-comments\"][data-loaded=\"true\"]');"
+                "return els.length > 0 && cs.length > 0;"
+            ),
+            "favorites and comments counts of the visible photos",
+        )
+        self.shot("03-counts")
+
+        self.step("scrolling down loads more photos")
+        for _ in range(40):
+            self.scroll_to_bottom()
+            if self.count("photo") > first_count:
+                break
+            time.sleep(0.1)
+        self.wait(lambda: self.count("photo") > first_count, f"more than {first_count} photos")
+        self.wait(lambda: not self.search_state()["isSearching"], "load-more to finish")
+        grown = self.count("photo")
+
+        self.step("photos scrolled into view get their counts")
+        loaded_before = self.js(
+            "return document.querySelectorAll('[data-testid=\"photo-favorites\"][data-loaded=\"true\"]').length;"
+        )
+        last_photo = self.all_by_testid("photo")[-1]
+        self.js("arguments[0].scrollIntoView({block: 'center'});", last_photo)
+        self.wait(
+            lambda: last_photo.find_element(By.CSS_SELECTOR, '[data-testid="photo-favorites"]')
+            .get_attribute("data-loaded") == "true",
+            "the counts of the last photo after scrolling to it",
+        )
+        loaded_after = self.js(
+            "return document.querySelectorAll('[data-testid=\"photo-favorites\"][data-loaded=\"true\"]').length;"
+        )
+        if loaded_after <= loaded_before:
+            raise StepFailed(f"no new counts after scrolling ({loaded_before} → {loaded_after})")
+        print(f"[{self.label}]   {grown} photos, counts for {loaded_after}", flush=True)
+        self.shot("04-more-photos")
+
+        self.step("a second search ('sunset') replaces the results")
+        self.js("window.scrollTo(0, 0);")
+        self.type_search("sunset")
+        driver.find_element(By.CSS_SELECTOR, '[data-testid="search-go"]').click()
+        sunset = self.wait_search_settled("sunset")
+        if [p["id"] for p in sunset["photos"][:5]] == kittens_first_ids:
+            raise StepFailed("'sunset' shows the same photos as 'kittens'")
+        self.wait(lambda: len(self.all_by_testid("recent-search")) >= 2, "two recent searches")
+        recent = [b.get_attribute("data-search") for b in self.all_by_testid("recent-search")]
+        if recent[:2] != ["sunset", "kittens"]:
+            raise StepFailed(f"recent searches are {recent}, expected sunset then kittens")
+        self.shot("05-sunset")
+
+        self.step("clicking the recent search 'kittens' brings its results back")
+        button = driver.find_element(By.CSS_SELECTOR, '[data-testid="recent-search"][data-search="kittens"]')
+        button.click()
+        again = self.wait_search_settled("kittens")
+        if [p["id"] for p in again["photos"][:5]] != kittens_first_ids:
+            raise StepFailed("the recent search did not bring back the 'kittens' photos")
+        self.wait(lambda: self.by_testid("search-input").get_attribute("value") == "kittens",
+                  "the search field to show 'kittens'")
+        self.shot("06-recent-kittens")
+
+        self.step("products: refresh shows 20 items")
+        self.by_testid("tab-products").click()
+        self.wait(lambda: self.by_testid("panel-products").is_displayed(), "the products screen")
+        # The screen loads its first page by itself when shown empty; let that finish, then refresh.
+        self.wait(
+            lambda: (p := self.products_state()) is not None and p["page"] >= 1 and not p["isRefreshing"],
+            "the first page of products",
+        )
+        before = self.products_state()["version"]
+        self.by_testid("products-refresh").click()
+        self.wait(
+            lambda: (p := self.products_state())["version"] >= before + 2 and not p["isRefreshing"]
+            and p["page"] == 1 and self.count("product") == 20
+            and self.by_testid("product-list").get_attribute("aria-busy") == "false",
+            "20 products after refresh",
+        )
+        first_product = self.by_testid("product")
+        for testid in ("product-title", "product-price"):
+            if not first_product.find_element(By.CSS_SELECTOR, f'[data-testid="{testid}"]').text.strip():
+                raise StepFailed(f"the first product has an empty {testid}")
+        self.shot("07-products")
+
+        if self.touch:
+            self.step("products: pull to refresh with a touch gesture")
+            self.js("window.scrollTo(0, 0);")
+            before = self.products_state()["version"]
+            self.pull_down(x=width_half(self.driver), start_y=250, distance=300)
+            self.wait(
+                lambda: (p := self.products_state())["version"] >= before + 2 and not p["isRefreshing"]
+                and self.count("product") == 20,
+                "a refresh after pulling down",
+            )
+
+        self.step("products: scrolling down loads more items")
+        for _ in range(40):
+            self.scroll_to_bottom()
+            if self.count("product") > 20:
+                break
+            time.sleep(0.1)
+        self.wait(lambda: self.count("product") > 20, "more than 20 products")
+        self.wait(lambda: not self.products_state()["isLoadingMore"], "load-more to finish")
+        print(f"[{self.label}]   {self.count('product')} products", flush=True)
+        self.shot("08-more-products")
+
+        self.step("keyboard: arrow keys switch tabs")
+        tab = self.by_testid("tab-products")
+        tab.send_keys("\ue012")  # ArrowLeft
+        self.wait(lambda: self.by_testid("panel-search").is_displayed(), "the search screen via the keyboard")
+
+        self.step("no script errors in the console")
+        errors = [
+            entry for entry in driver.get_log("browser")
+            if entry["level"] == "SEVERE" and "127.0.0.1" in entry.get("message", "")
+            and "favicon" not in entry["message"]
+        ]
+        if errors:
+            raise StepFailed(f"console errors: {errors}")
+
+    def check_patch_apply(self):
+        """Runs RFC 6902 examples through the page's own apply function."""
+        cases = [
+            ({"foo": "bar"}, [{"op": "add", "path": "/baz", "value": "qux"}], {"foo": "bar", "baz": "qux"}),
+            ({"foo": ["bar", "baz"]}, [{"op": "add", "path": "/foo/1", "value": "qux"}],
+             {"foo": ["bar", "qux", "baz"]}),
+            ({"foo": ["bar"]}, [{"op": "add", "path": "/foo/-", "value": ["abc"]}], {"foo": ["bar", ["abc"]]}),
+            ({"baz": "qux", "foo": "bar"}, [{"op": "remove", "path": "/baz"}], {"foo": "bar"}),
+            ({"foo": ["bar", "qux", "baz"]}, [{"op": "remove", "path": "/foo/1"}], {"foo": ["bar", "baz"]}),
+            ({"baz": "qux"}, [{"op": "replace", "path": "/baz", "value": "boo"}], {"baz": "boo"}),
+            ({"foo": {"bar": "baz", "waldo": "fred"}, "qux": {"corge": "grault"}},
+             [{"op": "move", "from": "/foo/waldo", "path": "/qux/thud"}],
+             {"foo": {"bar": "baz"}, "qux": {"corge": "grault", "thud": "fred"}}),
+            ({"foo": ["all", "grass", "cows", "eat"]}, [{"op": "move", "from": "/foo/1", "path": "/foo/3"}],
+             {"foo": ["all", "cows", "eat", "grass"]}),
+            ({"a": {"b": [1]}}, [{"op": "copy", "from": "/a/b", "path": "/c"}, {"op": "add", "path": "/c/-",
+                                                                                "value": 2}],
+             {"a": {"b": [1]}, "c": [1, 2]}),
+            ({"/": 1, "~": 2}, [{"op": "replace", "path": "/~1", "value": 3}, {"op": "remove", "path": "/~0"}],
+             {"/": 3}),
+            ({"x": 1}, [{"op": "replace", "path": "", "value": [1]}], [1]),
+            ({"baz": "qux", "foo": ["a", 2, "c"]},
+             [{"op": "test", "path": "/baz", "value": "qux"}, {"op": "test", "path": "/foo/1", "value": 2}],
+             {"baz": "qux", "foo": ["a", 2, "c"]}),
+        ]
+        failures = [
+            ({"baz": "qux"}, [{"op": "test", "path": "/baz", "value": "bar"}]),
+            ({"foo": "bar"}, [{"op": "add", "path": "/baz/bat", "value": "qux"}]),
+            ({"foo": [1]}, [{"op": "remove", "path": "/foo/1"}]),
+            ({"foo": [1]}, [{"op": "add", "path": "/foo/01", "value": 2}]),
+        ]
+        script = """
+            const [cases, failures] = arguments;
+            const results = cases.map(([doc, patch]) => window.vmhost.applyPatch(doc, patch));
+            const rejected = failures.map(([doc, patch]) => {
+                try { window.vmhost.applyPatch(doc, patch); return 'accepted'; }
+                catch (e) { return e instanceof window.vmhost.PatchError ? 'rejected' : 'threw ' + e; }
+            });
+            return [results, rejected];
+        """
+        results, rejected = self.js(script, cases, failures)
+        problems = [(patch, got) for (_, patch, expected), got in zip(cases, results) if got != expected]
+        problems += [(patch, outcome) for (_, patch), outcome in zip(failures, rejected) if outcome != "rejected"]
+        if problems:
+            raise StepFailed(f"JSON Patch apply: {problems}")
+
+    def pull_down(self, x, start_y, distance):
+        """A one-finger drag down, as the touch events of a phone."""
+        def touch(kind, y):
+            points = [] if kind == "touchEnd" else [{"x": x, "y": y, "id": 1}]
+            self.driver.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+        touch("touchStart", start_y)
+        for step in range(1, 11):
+            touch("touchMove", start_y + distance * step / 10)
+        self.wait(lambda: "armed" in self.by_testid("pull-indicator").get_attribute("class"),
+                  "the pull indicator to arm")
+        self.shot("07b-pull")
+        touch("touchEnd", start_y + distance)
+
+    def close(self):
+        try:
+            self.driver.quit()
+        except Exception:  # noqa: BLE001 - best effort
+            pass
+
+
+def check_assets(base_url):
+    """`/`, `/app.css` and `/app.js`: content types, cache headers, ETag and `304` revalidation."""
+
+    def get(path, etag=None):
+        request = urllib.request.Request(base_url + path, headers={"If-None-Match": etag} if etag else {})
+        try:
+            with urllib.request.urlopen(request, timeout=5) as response:
+                return response.status, response.headers, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers, error.read()
+
+    status, headers, body = get("/")
+    page = body.decode()
+    if status != 200 or headers["Content-Type"] != "text/html; charset=utf-8" or headers["Cache-Control"] != "no-cache":
+        raise StepFailed(f"GET / answered {status} {dict(headers)}")
+    for path, content_type in (("/app.css", "text/css"), ("/app.js", "text/javascript")):
+        status, headers, _ = get(path)
+        etag = headers["ETag"]
+        if status != 200 or not headers["Content-Type"].startswith(content_type):
+            raise StepFailed(f"GET {path} answered {status} {headers['Content-Type']}")
+        if "max-age=3600" not in headers["Cache-Control"] or f'{path}?v={etag.strip(chr(34))}"' not in page:
+            raise StepFailed(f"{path} is not cacheable or not referenced by its version: {dict(headers)}")
+        status, _, body = get(path, etag)
+        if status != 304 or body:
+            raise StepFailed(f"GET {path} with If-None-Match answered {status}, {len(body)} bytes")
+    status, headers, _ = get("/")
+    status, _, _ = get("/", headers["ETag"])
+    if status != 304:
+        raise StepFailed(f"GET / with If-None-Match answered {status}")
+
+
+def width_half(driver):
+    return driver.execute_script("return Math.round(window.innerWidth / 2);")
+
+
+def main():
+    base_url, screenshots = sys.argv[1], sys.argv[2]
+    with urllib.request.urlopen(base_url + "/healthz", timeout=5) as response:
+        if response.status != 200:
+            print("vmhost is not healthy", file=sys.stderr)
+            return 1
+    print("[http] assets and caching headers", flush=True)
+    try:
+        check_assets(base_url)
+    except StepFailed as error:
+        print(f"FAILED [http] step 'assets and caching headers': {error}", file=sys.stderr)
+        return 1
+    for label, width, height, touch in (("desktop", 1280, 900, False), ("phone", 390, 844, True)):
+        started = time.monotonic()
+        scenario = None
+        try:
+            scenario = Scenario(base_url, screenshots, label, width, height, touch)
+            scenario.run()
+        except StepFailed as error:
+            print(f"FAILED [{label}] step '{scenario.step_name}': {error}", file=sys.stderr)
+            if scenario:
+                scenario.shot("failure")
+            return 1
+        except Exception:  # noqa: BLE001 - report which step broke, whatever broke it
+            step = scenario.step_name if scenario else "start the browser"
+            print(f"FAILED [{label}] step '{step}' with an exception:", file=sys.stderr)
+            traceback.print_exc()
+            if scenario:
+                try:
+                    scenario.shot("failure")
+                except Exception:  # noqa: BLE001
+                    pass
+            return 1
+        finally:
+            if scenario:
+                scenario.close()
+        print(f"[{label}] passed in {time.monotonic() - started:.1f}s", flush=True)
+    print("browser test: all steps passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
