@@ -261,6 +261,11 @@ public final class HTTPServer {
             evhttp_add_header(headers, header.name, header.value)
         }
         evhttp_add_header(headers, "X-Request-ID", requestID)
+        if method == .head || method == .trace, Self.hasBody(raw) {
+            // NB: evhttp 2.1 never reads the body of a HEAD or TRACE request; the leftover bytes would be
+            // parsed as the next request on this connection (request smuggling). Close it instead.
+            evhttp_add_header(headers, "Connection", "close")
+        }
         if !response.body.isEmpty {
             response.body.withUnsafeBytes { _ = evbuffer_add(scratchBuffer, $0.baseAddress, $0.count) }
         }
@@ -313,6 +318,14 @@ public final class HTTPServer {
     }
 
     // MARK: Helpers
+
+    /// Whether the request announced a body (`Content-Length` other than 0, or any `Transfer-Encoding`).
+    private static func hasBody(_ raw: OpaquePointer) -> Bool {
+        guard let input = evhttp_request_get_input_headers(raw) else { return false }
+        if evhttp_find_header(input, "Transfer-Encoding") != nil { return true }
+        guard let length = evhttp_find_header(input, "Content-Length") else { return false }
+        return String(cString: length) != "0"
+    }
 
     private func makeRequestID(_ raw: OpaquePointer) -> String {
         if let headers = evhttp_request_get_input_headers(raw), let given = evhttp_find_header(headers, "X-Request-ID") {
