@@ -62,8 +62,8 @@ let package = Package(
         // Test support: a small socket HTTP/SSE client that is not ours-on-the-server-side.
         .target(name: "VMHostTesting", dependencies: ["JSON"]),
 
-        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "JSONPatchTests", dependencies: ["JSON", "JSONPatch"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "VMHostTesting"]),
+        .testTarget(name: "JSONPatchTests", dependencies: ["JSON", "JSONPatch", "VMHostTesting"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "VMHostTesting"]),
         .testTarget(
             name: "UpstreamsTests",

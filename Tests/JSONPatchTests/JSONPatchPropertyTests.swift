@@ -1,6 +1,7 @@
 import JSON
 import JSONPatch
 import Testing
+import VMHostTesting
 
 /// Random documents and random edits: the diff must always apply back to the target, and survive serialisation.
 @Suite struct JSONPatchPropertyTests {

@@ -1,3 +1,4 @@
+import VMHostTesting
 import JSON
 
 /// Generates random JSON documents and random edits of them, reproducibly from a seed.

@@ -1,5 +1,6 @@
 import JSON
 import Testing
+import VMHostTesting
 
 @Suite struct JSONObjectTests {
     @Test func subscriptSetsReplacesAndRemoves() {

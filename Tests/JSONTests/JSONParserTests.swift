@@ -1,5 +1,6 @@
 import JSON
 import Testing
+import VMHostTesting
 
 /// The parse error for `text`, or nil when it parses.
 private func parseError(_ text: String, maxDepth: Int = JSONParser.defaultMaxDepth) -> JSONParseError? {

@@ -1,3 +1,4 @@
+import VMHostTesting
 import JSON
 
 /// Generates random JSON documents for round-trip tests.
