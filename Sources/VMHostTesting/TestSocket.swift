@@ -36,8 +36,12 @@ public final class TestSocket {
             }
         }
         guard result == 0 else {
+            let error = errno
+            // NB: deinit runs for a class whose init throws after its properties are set: close here only
+            // once, or a second close could hit a descriptor number another thread has been given since.
             Glibc.close(fd)
-            throw TestClientError("connect to port \(port) failed: errno \(errno)")
+            fd = -1
+            throw TestClientError("connect to port \(port) failed: errno \(error)")
         }
         setTimeout(seconds: timeoutSeconds)
     }
