@@ -10,13 +10,15 @@ struct Routes {
     let sessions: SessionStore
     let metrics: VMHostMetrics
     let idleTimeoutSeconds: Int
+    /// Open event streams (a multiplexed stream counts once), for `/metrics`.
+    let openStreams: @LoopActor () -> Int
 
     func register(on router: inout Router) {
         WebClient.register(on: &router)
         OpenAPIDocument.register(on: &router)
         router.on(.get, "/healthz") { _ in .response(.json(["status": "ok"])) }
         router.on(.get, "/metrics") { _ in
-            metrics.update(sessions: sessions.count, streams: sessions.openStreamCount)
+            metrics.update(sessions: sessions.count, streams: openStreams())
             return .response(
                 HTTPResponse(
                     status: 200, headers: [HTTPHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],

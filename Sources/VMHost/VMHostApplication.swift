@@ -69,8 +69,11 @@ public final class VMHostApplication {
         upstreams.configureURLs(fakeBaseURL: fakeUpstream?.baseURL ?? "")
 
         var router = Router()
-        Routes(sessions: sessions, metrics: metrics, idleTimeoutSeconds: configuration.sessionIdleTimeoutSeconds)
-            .register(on: &router)
+        Routes(
+            sessions: sessions, metrics: metrics, idleTimeoutSeconds: configuration.sessionIdleTimeoutSeconds,
+            openStreams: { [weak self] in self?.server?.openStreamCount ?? 0 }
+        )
+        .register(on: &router)
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: configuration.host, port: configuration.port, maxBodySize: configuration.maxBodyBytes,
