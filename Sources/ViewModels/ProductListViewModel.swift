@@ -80,25 +80,20 @@ public final class ProductListViewModel {
         case .nextPage(let next): page = next
         }
         let task = Task { [weak self, service] in
-            let result: Result<ProductPage, any Error>
-            do {
-                result = .success(try await service.fetchPage(page))
-            } catch {
-                result = .failure(error)
-            }
-            self?.finish(id: id, request: request, result: result)
+            let outcome = await LoadOutcome.of { try await service.fetchPage(page) }
+            self?.finish(id: id, request: request, outcome: outcome)
         }
         inFlight = (task, restore, id)
         state.list = .loading(request, previous: current.value)
     }
 
-    private func finish(id: Int, request: PageRequest, result: Result<ProductPage, any Error>) {
+    private func finish(id: Int, request: PageRequest, outcome: LoadOutcome<ProductPage>) {
         // NB: a load that was cancelled or replaced must not touch the state, even if its result arrived.
         guard let inFlight, inFlight.id == id else { return }
         self.inFlight = nil
         let previous = state.list.value
         var next = state
-        switch result {
+        switch outcome {
         case .success(let page):
             switch request {
             case .refresh:
@@ -108,15 +103,11 @@ public final class ProductListViewModel {
                 next.list = .loaded(ProductList(items: items, page: page.page, hasMore: page.hasMore))
             }
             next.lastError = nil
-        case .failure(let error as UpstreamError):
+        case .failure(let error):
             next.list = .failed(error, previous: previous)
             next.lastError = error
-        case .failure(is CancellationError):
+        case .cancelled:
             next.list = inFlight.restore
-        case .failure(let error):
-            let wrapped = UpstreamError(kind: .network, message: "\(error)")
-            next.list = .failed(wrapped, previous: previous)
-            next.lastError = wrapped
         }
         state = next
         resumeIdleWaiters()

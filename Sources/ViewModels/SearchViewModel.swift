@@ -160,23 +160,18 @@ public final class SearchViewModel {
         let id = nextSearchID
         nextSearchID += 1
         let task = Task { [weak self, service] in
-            let result: Result<FlickrSearchPage, any Error>
-            do {
-                result = .success(try await service.search(text: request.text, page: request.page))
-            } catch {
-                result = .failure(error)
-            }
-            self?.finishSearch(id: id, request: request, result: result)
+            let outcome = await LoadOutcome.of { try await service.search(text: request.text, page: request.page) }
+            self?.finishSearch(id: id, request: request, outcome: outcome)
         }
         search = (task, restore, id)
         state.results = .loading(request, previous: restore.value)
     }
 
-    private func finishSearch(id: Int, request: SearchRequest, result: Result<FlickrSearchPage, any Error>) {
+    private func finishSearch(id: Int, request: SearchRequest, outcome: LoadOutcome<FlickrSearchPage>) {
         guard let search, search.id == id else { return }
         self.search = nil
         var next = state
-        switch result {
+        switch outcome {
         case .success(let page):
             let cells = page.photos.map(PhotoCell.init)
             let results: SearchResults
@@ -200,15 +195,11 @@ public final class SearchViewModel {
             }
             next.results = .loaded(results)
             next.lastError = nil
-        case .failure(let error as UpstreamError):
+        case .failure(let error):
             next.results = .failed(error, previous: search.restore.value)
             next.lastError = error
-        case .failure(is CancellationError):
+        case .cancelled:
             next.results = search.restore
-        case .failure(let error):
-            let wrapped = UpstreamError(kind: .network, message: "\(error)")
-            next.results = .failed(wrapped, previous: search.restore.value)
-            next.lastError = wrapped
         }
         state = next
         if !isBusy { idleWaiters.resumeAll() }
