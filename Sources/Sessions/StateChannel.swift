@@ -68,10 +68,18 @@ public final class StateChannel {
 
     /// Publishes a new state (without `version`); a no-op when nothing changed.
     public func publish(_ newState: JSONValue) {
-        guard newState != reported else { return }
+        // NB: one diff of the states as the view model reported them decides both whether anything changed
+        // and what the patch is; `version` is the only field the channel adds.
+        var operations = JSONPatch.diff(from: reported, to: newState)
+        guard !operations.isEmpty else { return }
         reported = newState
         let next = Self.versioned(newState, version: version + 1)
-        let operations = JSONPatch.diff(from: state, to: next)
+        if case .replace(let path, _) = operations.first, path.tokens.isEmpty {
+            // The diff chose to replace the whole document: the replacement must carry the version.
+            operations = [.replace(path: JSONPointer(tokens: []), value: next)]
+        } else {
+            operations.insert(.replace(path: JSONPointer(tokens: ["version"]), value: .int(version + 1)), at: 0)
+        }
         version += 1
         state = next
         stateBytes = next.serializedBytes
