@@ -347,7 +347,7 @@ public final class HTTPServer {
 
     static func isJSON(_ contentType: String) -> Bool {
         let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
-        let trimmed = String(mediaType).trimmingCharacters(in: " \t").lowercased()
+        let trimmed = mediaType.trimmingHTTPWhitespace().lowercased()
         return trimmed == "application/json" || (trimmed.hasPrefix("application/") && trimmed.hasSuffix("+json"))
     }
 
@@ -394,15 +394,5 @@ public final class HTTPServer {
         case 504: "Gateway Timeout"
         default: "Status"
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: String) -> Substring {
-        let characters = Set(set)
-        var slice = self[...]
-        while let first = slice.first, characters.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, characters.contains(last) { slice = slice.dropLast() }
-        return slice
     }
 }

@@ -38,8 +38,8 @@ final class SessionStream: ChannelObserver {
         var result: [String: Int] = [:]
         for part in text.split(separator: ",") {
             let pieces = part.split(separator: ":", maxSplits: 1)
-            guard pieces.count == 2, let version = Int(pieces[1].trimmingSpaces) else { continue }
-            result[String(pieces[0].trimmingSpaces)] = version
+            guard pieces.count == 2, let version = Int(pieces[1].trimmingHTTPWhitespace()) else { continue }
+            result[String(pieces[0].trimmingHTTPWhitespace())] = version
         }
         return result
     }
@@ -100,14 +100,5 @@ final class SessionStream: ChannelObserver {
             guard stream.send(event) else { return }
             needsSnapshot.remove(channel.name)
         }
-    }
-}
-
-extension Substring {
-    fileprivate var trimmingSpaces: Substring {
-        var slice = self
-        while slice.first == " " { slice = slice.dropFirst() }
-        while slice.last == " " { slice = slice.dropLast() }
-        return slice
     }
 }

@@ -237,7 +237,7 @@ struct Routes {
 
     /// The `Last-Event-ID` header, or the `lastEventId` query parameter.
     static func lastEventID(_ request: HTTPRequest) -> String? {
-        (request.header("Last-Event-ID") ?? request.query["lastEventId"]).map { $0.trimmingCharacters() }
+        (request.header("Last-Event-ID") ?? request.query["lastEventId"]).map { $0.trimmingHTTPWhitespace() }
     }
 
     static func sessionNotFound(_ id: String) -> HTTPError {
@@ -254,20 +254,11 @@ enum PreferWait {
     static func seconds(in header: String?) -> Int? {
         guard let header else { return nil }
         for preference in header.split(separator: ",") {
-            let parts = preference.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters() }
+            let parts = preference.split(separator: "=", maxSplits: 1).map { $0.trimmingHTTPWhitespace() }
             if parts.count == 2, parts[0].lowercased() == "wait", let seconds = Int(parts[1]), seconds >= 0 {
                 return min(seconds, 30)
             }
         }
         return nil
-    }
-}
-
-extension StringProtocol {
-    func trimmingCharacters() -> String {
-        var slice = Substring(self)
-        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-        return String(slice)
     }
 }

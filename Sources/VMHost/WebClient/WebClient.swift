@@ -68,7 +68,7 @@ enum WebClient {
     /// Whether an `If-None-Match` value (a list of entity tags, weak or strong, or `*`) names `etag`.
     static func matches(_ condition: String, etag: String) -> Bool {
         for candidate in condition.split(separator: ",") {
-            var tag = candidate.trimmingCharacters()
+            var tag = candidate.trimmingHTTPWhitespace()
             if tag == "*" { return true }
             if tag.hasPrefix("W/") { tag = String(tag.dropFirst(2)) }
             if tag == etag { return true }
