@@ -14,7 +14,9 @@ import EventLoop
 public final class HTTPClient {
     /// The limits in effect.
     public let configuration: HTTPClientConfiguration
-    private let multi: UnsafeMutableRawPointer
+    /// The multi handle, created with the first request: initialising libcurl (and TLS) costs ~2.4 MB of
+    /// resident memory that a server whose upstreams are never called need not pay.
+    private var multiHandle: UnsafeMutableRawPointer?
     private var transfers: [Int: Transfer] = [:]
     private var nextTransferID = 0
     private var timer: LoopTimer?
@@ -25,10 +27,16 @@ public final class HTTPClient {
 
     /// Creates a client with its own connection pool.
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
-        Self.initializeCurlOnce
         self.configuration = configuration
-        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
-        self.multi = multi
+        timer = LoopTimer { [weak self] in self?.timerFired() }
+    }
+
+    /// The multi handle, created (with libcurl's global state) on first use; nil only when out of memory.
+    private func ensureMulti() -> UnsafeMutableRawPointer? {
+        if let multiHandle { return multiHandle }
+        Self.initializeCurlOnce
+        guard let multi = curl_multi_init() else { return nil }
+        multiHandle = multi
         let context = Unmanaged.passUnretained(self).toOpaque()
         vmh_curl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
         vmh_curl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
@@ -46,15 +54,16 @@ public final class HTTPClient {
         }
         vmh_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
         vmh_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxCachedConnections)
-        timer = LoopTimer { [weak self] in self?.timerFired() }
+        return multi
     }
 
     isolated deinit {
+        guard let multiHandle else { return }
         for transfer in transfers.values {
-            curl_multi_remove_handle(multi, transfer.easy)
+            curl_multi_remove_handle(multiHandle, transfer.easy)
             transfer.continuation?.resume(throwing: HTTPClientError.cancelled)
         }
-        curl_multi_cleanup(multi)
+        curl_multi_cleanup(multiHandle)
     }
 
     private static let initializeCurlOnce: Void = {
@@ -66,6 +75,7 @@ public final class HTTPClient {
     /// - Throws: ``HTTPClientError`` when no response arrived (including `.cancelled`).
     public func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         if Task.isCancelled { throw .cancelled }
+        guard let multi = ensureMulti() else { throw .transport("curl_multi_init failed") }
         let transfer = try makeTransfer(request)
         let id = transfer.id
         do {
@@ -169,7 +179,7 @@ public final class HTTPClient {
             return
         }
         transfers[id] = nil
-        curl_multi_remove_handle(multi, transfer.easy)
+        if let multiHandle { curl_multi_remove_handle(multiHandle, transfer.easy) }
         transfer.continuation?.resume(throwing: HTTPClientError.cancelled)
         transfer.continuation = nil
     }
@@ -177,6 +187,7 @@ public final class HTTPClient {
     // MARK: curl multi callbacks
 
     private func curlSocket(_ socket: curl_socket_t, what: Int32, assigned: UnsafeMutableRawPointer?) {
+        guard let multi = multiHandle else { return }
         if what == vmh_curl_poll_remove {
             if let assigned {
                 let watch = Unmanaged<SocketWatch>.fromOpaque(assigned).takeRetainedValue()
@@ -216,6 +227,7 @@ public final class HTTPClient {
     }
 
     private func drive(socket: curl_socket_t, flags: Int32) {
+        guard let multi = multiHandle else { return }
         var running: Int32 = 0
         isInsideCurl = true
         curl_multi_socket_action(multi, socket, flags, &running)
@@ -224,6 +236,7 @@ public final class HTTPClient {
     }
 
     private func collectFinished() {
+        guard let multi = multiHandle else { return }
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }

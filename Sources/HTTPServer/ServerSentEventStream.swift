@@ -9,8 +9,9 @@ import EventLoop
 /// and ends all streams at shutdown.
 @LoopActor
 public final class ServerSentEventStream {
-    /// The request that opened the stream (query, headers, path parameters).
-    public let request: HTTPRequest
+    /// The evhttp request of the stream. NB: the parsed `HTTPRequest` is not kept: with thousands of open
+    /// streams its path, parameters and query would be memory held for nothing.
+    private let raw: OpaquePointer
     /// Whether bytes can still be written.
     public private(set) var isOpen = true
     /// Called once when the stream ends, whichever side ended it.
@@ -25,7 +26,7 @@ public final class ServerSentEventStream {
     private let connection: OpaquePointer
 
     init(request: HTTPRequest, connection: OpaquePointer, server: HTTPServer, maxPendingBytes: Int) {
-        self.request = request
+        self.raw = request.raw
         self.connection = connection
         self.server = server
         self.maxPendingBytes = maxPendingBytes
@@ -59,13 +60,13 @@ public final class ServerSentEventStream {
         // write always follows such a write, so `onDrain` still fires once the slow reader catches up.
         if pending + rawBytes.count > maxPendingBytes / 2 {
             let context = Unmanaged.passUnretained(self).toOpaque()
-            evhttp_send_reply_chunk_with_cb(request.raw, scratch, { _, context in
+            evhttp_send_reply_chunk_with_cb(raw, scratch, { _, context in
                 guard let context else { return }
                 let stream = Unmanaged<ServerSentEventStream>.fromOpaque(context).takeUnretainedValue()
                 LoopActor.assumeIsolated { stream.drained() }
             }, context)
         } else {
-            evhttp_send_reply_chunk(request.raw, scratch)
+            evhttp_send_reply_chunk(raw, scratch)
         }
         return true
     }
@@ -75,7 +76,7 @@ public final class ServerSentEventStream {
         guard isOpen else { return }
         isOpen = false
         evhttp_connection_set_closecb(connection, nil, nil)
-        evhttp_send_reply_end(request.raw)
+        evhttp_send_reply_end(raw)
         finish()
     }
 
@@ -83,7 +84,7 @@ public final class ServerSentEventStream {
     func clientClosed() {
         guard isOpen else { return }
         isOpen = false
-        evhttp_send_reply_end(request.raw)
+        evhttp_send_reply_end(raw)
         finish()
     }
 
