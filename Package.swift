@@ -50,7 +50,7 @@ let package = Package(
                 "EventLoop", "HTTPServer", "HTTPClient", "JSON", "Upstreams", "ViewModels", "Sessions",
                 "FakeUpstream",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
