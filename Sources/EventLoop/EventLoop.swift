@@ -18,8 +18,8 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     public let base: OpaquePointer
 
     // NB: `@unchecked Sendable` is sound because `base` is only touched on the loop thread (or through
-    // libevent's own locking, enabled by `evthread_use_pthreads`), and the job queue is behind a Mutex.
-    private let pendingJobs = Mutex<[UnownedJob]>([])
+    // libevent's own locking, enabled by `evthread_use_pthreads`), and the job queue is behind a lock.
+    private let pendingJobs = JobQueue()
     private var wakeEvent: OpaquePointer?
     private let loopThread = Atomic<UInt>(0)
 
@@ -62,10 +62,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let mustWake = pendingJobs.withLock { jobs in
-            jobs.append(job)
-            return jobs.count == 1
-        }
+        let mustWake = pendingJobs.append(job)
         guard mustWake else { return }
         if isOnLoopThread {
             // NB: jobs enqueued by jobs run after the loop has polled I/O once more (a zero timeout), so a
@@ -86,11 +83,7 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     }
 
     private func runPendingJobs() {
-        let jobs = pendingJobs.withLock { jobs in
-            let taken = jobs
-            jobs.removeAll(keepingCapacity: true)
-            return taken
-        }
+        let jobs = pendingJobs.takeAll()
         let executor = asUnownedSerialExecutor()
         for job in jobs {
             job.runSynchronously(on: executor)
