@@ -63,7 +63,12 @@ public final class HTTPServer {
     isolated deinit {
         if let http { evhttp_free(http) }
         evbuffer_free(scratchBuffer)
+        free(defaultContentType)
     }
+
+    /// NB: evhttp keeps this pointer without copying it (found by AddressSanitizer), so it must outlive the
+    /// server; a Swift string literal passed directly would be a temporary.
+    private let defaultContentType = strdup("application/json")
 
     /// Number of open event streams.
     public var openStreamCount: Int { streams.count }
@@ -80,7 +85,7 @@ public final class HTTPServer {
         evhttp_set_max_headers_size(http, configuration.maxHeadersSize)
         var idle = timeval(configuration.idleTimeout)
         evhttp_set_timeout_tv(http, &idle)
-        evhttp_set_default_content_type(http, "application/json")
+        evhttp_set_default_content_type(http, defaultContentType)
         let context = Unmanaged.passUnretained(self).toOpaque()
         evhttp_set_gencb(http, { request, context in
             guard let request, let context else { return }

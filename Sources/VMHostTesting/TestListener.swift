@@ -98,3 +98,33 @@ public final class AcceptedConnection: @unchecked Sendable {
         return Array(chunk[0..<count])
     }
 }
+
+/// A loopback port that refuses connections for as long as this object lives: the socket is bound but
+/// never listens, so no other test's server can take the port meanwhile.
+public final class RefusingPort: @unchecked Sendable {
+    private let fd: Int32
+    /// The port.
+    public let port: Int
+
+    /// Reserves a port.
+    public init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        guard fd >= 0 else { throw TestClientError("socket() failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw TestClientError("bind failed: errno \(errno)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+}

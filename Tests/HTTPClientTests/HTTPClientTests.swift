@@ -67,9 +67,9 @@ struct HTTPClientTests {
     }
 
     @Test func connectionRefused() async throws {
-        let port = try TestListener.closedPort()
+        let refusing = try RefusingPort()
         await #expect {
-            try await HTTPClient().execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
+            try await HTTPClient().execute(HTTPClientRequest(url: "http://127.0.0.1:\(refusing.port)/"))
         } throws: { error in
             if case .connectFailed = error as? HTTPClientError { return true }
             return false

@@ -113,8 +113,8 @@ struct ProductStreamTests {
     }
 
     @Test func networkFailureIsANetworkError() async throws {
-        let deadPort = try TestListener.closedPort()
-        try await withApp({ $0.productsURL = "http://127.0.0.1:\(deadPort)" }) { app in
+        let refusing = try RefusingPort()
+        try await withApp({ $0.productsURL = "http://127.0.0.1:\(refusing.port)" }) { app in
             let id = try await app.createSession()
             let state = try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=10")]).json
             #expect(state?["lastError"]?["kind"] == "network")

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Opens COUNT event streams on a few sessions and drops each connection abruptly mid-stream (RST), while
+commands change the state. Usage: disconnect_storm.py PORT COUNT. Standard library only, 127.0.0.1 only."""
+import asyncio
+import json
+import socket
+import struct
+import sys
+
+PORT = int(sys.argv[1])
+COUNT = int(sys.argv[2])
+
+
+async def request(method, path, body=None, headers=None):
+    reader, writer = await asyncio.open_connection("127.0.0.1", PORT)
+    payload = b"" if body is None else json.dumps(body).encode()
+    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+    for name, value in (headers or {}).items():
+        head += f"{name}: {value}\r\n"
+    if body is not None:
+        head += f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
+    writer.write(head.encode() + b"\r\n" + payload)
+    data = await reader.read()
+    writer.close()
+    return int(data.split(b" ", 2)[1]), data.partition(b"\r\n\r\n")[2]
+
+
+async def stream_and_drop(session, index):
+    path = ["events", "search/events", "products/events"][index % 3]
+    reader, writer = await asyncio.open_connection("127.0.0.1", PORT)
+    writer.write(f"GET /v1/sessions/{session}/{path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    await writer.drain()
+    await reader.read(1024)  # the head and the first event arrived: the stream is open
+    sock = writer.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close → RST
+    writer.transport.abort()
+
+
+async def main():
+    sessions = []
+    for _ in range(20):
+        status, body = await request("POST", "/v1/sessions")
+        assert status == 201, status
+        sessions.append(json.loads(body)["id"])
+    semaphore = asyncio.Semaphore(100)
+
+    async def one(index):
+        async with semaphore:
+            session = sessions[index % len(sessions)]
+            await stream_and_drop(session, index)
+            if index % 10 == 0:
+                await request("POST", f"/v1/sessions/{session}/search/text", {"text": f"storm {index}", "autoSearch": True})
+            if index % 25 == 0:
+                await request("POST", f"/v1/sessions/{session}/products/refresh")
+
+    await asyncio.gather(*(one(i) for i in range(COUNT)))
+    await asyncio.sleep(0.5)
+    status, body = await request("GET", "/metrics")
+    streams = [l for l in body.decode().splitlines() if l.startswith("vmhost_open_streams ")]
+    print("after storm:", streams[0] if streams else "no metric")
+    assert streams and streams[0].split()[1] in ("0", "0.0"), "streams still counted open after disconnects"
+
+
+asyncio.run(main())
