@@ -69,6 +69,7 @@ let package = Package(
             name: "UpstreamsTests",
             dependencies: ["Upstreams", "FakeUpstream", "HTTPClient", "EventLoop", "JSON", "VMHostTesting"]
         ),
+        .testTarget(name: "SessionsTests", dependencies: ["Sessions", "ViewModels", "Upstreams", "EventLoop"]),
         .testTarget(name: "ViewModelTests", dependencies: ["ViewModels", "Upstreams", "EventLoop", "JSON"]),
         .testTarget(
             name: "VMHostTests",

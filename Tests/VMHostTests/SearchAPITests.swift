@@ -92,7 +92,9 @@ struct SearchAPITests {
                 _ = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": .string(text), "autoSearch": true])
             }
             let before = await app.upstreamRequests("flickr.photos.search")
-            try await Task.sleep(for: .milliseconds(900))
+            #expect(try await eventually {
+                try await app.client.get("/v1/sessions/\(id)/search").json?["results"]?["status"] == "loaded"
+            })
             let state = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
             #expect(state["results"]?["value"]?["searchString"] == "sunset")
             #expect(await app.upstreamRequests("flickr.photos.search") - before == 1, "one search for six edits")
@@ -127,10 +129,10 @@ struct SearchAPITests {
             for id in ids {
                 #expect(try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "aurora borealis"]).status == 202)
             }
-            try await Task.sleep(for: .milliseconds(800))
             for id in ids {
-                let state = try await app.client.get("/v1/sessions/\(id)/search").json
-                #expect(state?["results"]?["status"] == "loaded")
+                #expect(try await eventually {
+                    try await app.client.get("/v1/sessions/\(id)/search").json?["results"]?["status"] == "loaded"
+                })
             }
             #expect(await app.upstreamRequests("flickr.photos.search") == 1)
             let metrics = try await app.client.get("/metrics").text

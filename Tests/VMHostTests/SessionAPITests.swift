@@ -105,21 +105,29 @@ struct SessionAPITests {
         }
     }
 
+    // NB: real time on a possibly loaded machine. The timeouts leave seconds of slack so a slow CI
+    // runner cannot expire a session between two steps; SessionStoreTests covers the rule exactly.
     @Test func idleSessionsExpire() async throws {
-        try await withApp({ $0.sessionIdleTimeoutSeconds = 1 }) { app in
+        try await withApp({ $0.sessionIdleTimeoutSeconds = 2 }) { app in
             let id = try await app.createSession()
             #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
-            try await Task.sleep(for: .milliseconds(2200))
+            // Watch /metrics (which does not touch the session) until the sweep removes it.
+            #expect(try await eventually(timeout: .seconds(20), every: .milliseconds(200)) {
+                try await app.client.get("/metrics").text.contains("vmhost_sessions 0")
+            })
             #expect(try await app.client.get("/v1/sessions/\(id)").errorCode == "session_not_found")
         }
     }
 
     @Test func anOpenStreamKeepsASessionAlive() async throws {
-        try await withApp({ $0.sessionIdleTimeoutSeconds = 1 }) { app in
+        try await withApp({ $0.sessionIdleTimeoutSeconds = 2 }) { app in
             let id = try await app.createSession()
             let stream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/products/events")
+            #expect(stream.status == 200)
             #expect(try await stream.next()?.event == "snapshot")
-            try await Task.sleep(for: .milliseconds(2200))
+            // Two idle timeouts and several sweeps pass while only the stream is open.
+            try await Task.sleep(for: .milliseconds(4500))
+            #expect(try await app.client.get("/metrics").text.contains("vmhost_sessions 1"))
             #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
             stream.close()
         }

@@ -76,3 +76,19 @@ extension TestApplication {
         application.upstreamTransfersInFlight
     }
 }
+
+/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+///
+/// For outcomes that arrive after real upstream latency or debounce: a fixed sleep fails on a slow
+/// CI runner, a generous deadline does not slow down a fast one.
+func eventually(
+    timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(50),
+    _ condition: () async throws -> Bool
+) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if try await condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        try await Task.sleep(for: interval)
+    }
+}

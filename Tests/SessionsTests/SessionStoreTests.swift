@@ -1,0 +1,106 @@
+import EventLoop
+import Sessions
+import Testing
+import Upstreams
+import ViewModels
+
+/// Upstream services that must never be called: the store's tests only create, touch and expire sessions.
+final class UnusedUpstream: FlickrService, ProductService, @unchecked Sendable {
+    struct Unexpected: Error {}
+    func search(text: String, page: Int) async throws -> FlickrSearchPage { throw Unexpected() }
+    func favoritesCount(photoID: String) async throws -> Int { throw Unexpected() }
+    func commentsCount(photoID: String) async throws -> Int { throw Unexpected() }
+    func fetchPage(_ page: Int) async throws -> ProductPage { throw Unexpected() }
+}
+
+/// A hand-moved clock for the store: expiry without sleeping.
+@LoopActor
+final class ManualTime {
+    let start = ContinuousClock.now
+    var elapsed: Duration = .zero
+    var now: ContinuousClock.Instant { start + elapsed }
+}
+
+@Suite("SessionStore: limits and idle expiry")
+@LoopActor
+struct SessionStoreTests {
+    let time = ManualTime()
+    let upstream = UnusedUpstream()
+
+    func makeStore(idleTimeout: Duration = .seconds(60), maxSessions: Int = 10) -> SessionStore {
+        let upstream = upstream
+        let time = time
+        return SessionStore(
+            configuration: SessionStoreConfiguration(idleTimeout: idleTimeout, maxSessions: maxSessions),
+            makeSearch: { SearchViewModel(service: upstream) },
+            makeProducts: { ProductListViewModel(service: upstream) },
+            now: { time.now }
+        )
+    }
+
+    @Test func aSessionExpiresOnlyAfterTheIdleTimeoutWithoutActivity() throws {
+        let store = makeStore()
+        var removed: [String] = []
+        store.onRemove = { session, reason in removed.append("\(session.id) \(reason)") }
+        let idle = try store.create()
+        let busy = try store.create()
+
+        time.elapsed = .seconds(59)
+        #expect(store.session(busy.id) === busy, "a lookup marks the session active")
+        store.expireIdleSessions()
+        #expect(store.count == 2)
+        #expect(removed == [])
+
+        time.elapsed = .seconds(60)
+        store.expireIdleSessions()
+        #expect(store.count == 1)
+        #expect(removed == ["\(idle.id) expired"])
+        #expect(idle.isClosed)
+        #expect(store.session(idle.id) == nil)
+        #expect(!busy.isClosed)
+
+        time.elapsed = .seconds(118)
+        store.expireIdleSessions()
+        #expect(store.count == 1, "59 s after its last lookup the busy session is still alive")
+
+        time.elapsed = .seconds(119)
+        store.expireIdleSessions()
+        #expect(store.count == 0)
+        #expect(removed == ["\(idle.id) expired", "\(busy.id) expired"])
+    }
+
+    @Test func theLimitRefusesNewSessionsUntilOneIsDeleted() throws {
+        let store = makeStore(maxSessions: 2)
+        var removed: [String] = []
+        store.onRemove = { _, reason in removed.append(reason) }
+        let first = try store.create()
+        _ = try store.create()
+        #expect(throws: SessionLimitReached.self) { _ = try store.create() }
+
+        #expect(store.delete(first.id))
+        #expect(!store.delete(first.id), "a second delete finds nothing")
+        #expect(first.isClosed)
+        #expect(removed == ["deleted"])
+        _ = try store.create()
+        #expect(store.count == 2)
+    }
+
+    @Test func idsAreUniqueAndUnguessable() throws {
+        let store = makeStore(maxSessions: 1000)
+        var ids = Set<String>()
+        for _ in 0..<1000 { ids.insert(try store.create().id) }
+        #expect(ids.count == 1000)
+        #expect(ids.allSatisfy { $0.count >= 22 })
+    }
+
+    @Test func closeAllEndsEverySession() throws {
+        let store = makeStore()
+        var removed: [String] = []
+        store.onRemove = { _, reason in removed.append(reason) }
+        let sessions = try (0..<3).map { _ in try store.create() }
+        store.closeAll()
+        #expect(store.count == 0)
+        #expect(sessions.allSatisfy { $0.isClosed })
+        #expect(removed == ["shutdown", "shutdown", "shutdown"])
+    }
+}
