@@ -38,7 +38,11 @@ public final class HTTPServer {
     private let logger: Logger
     private var http: OpaquePointer?
     private var boundSocket: OpaquePointer?
-    private var streams: [ObjectIdentifier: ServerSentEventStream] = [:]
+    /// Connections that have sent a request and are still open (for the connection limit); evhttp calls
+    /// back when each closes.
+    private var connections: Set<OpaquePointer> = []
+    /// Open event streams by their connection (a connection carries at most one stream at a time).
+    private var streams: [OpaquePointer: ServerSentEventStream] = [:]
     private var deferred: [Int: Task<Void, Never>] = [:]
     private var nextDeferredID = 0
     private var keepaliveTimer: LoopTimer?
@@ -61,6 +65,8 @@ public final class HTTPServer {
     }
 
     isolated deinit {
+        // NB: evhttp_free runs the close callbacks, which must not reach a server being deinitialised.
+        for connection in connections { evhttp_connection_set_closecb(connection, nil, nil) }
         if let http { evhttp_free(http) }
         evbuffer_free(scratchBuffer)
         free(defaultContentType)
@@ -72,6 +78,12 @@ public final class HTTPServer {
 
     /// Number of open event streams.
     public var openStreamCount: Int { streams.count }
+
+    /// Number of connections counted against ``HTTPServerConfiguration/maxConnections``.
+    public var openConnectionCount: Int { connections.count }
+
+    /// Requests refused with `503 overloaded` because the connection limit was reached.
+    public private(set) var refusedConnectionCount = 0
 
     /// Binds and starts accepting connections.
     /// - Returns: the bound port.
@@ -176,6 +188,14 @@ public final class HTTPServer {
             return
         }
         let requestID = makeRequestID(raw)
+        guard admit(raw) else {
+            let error = HTTPError.overloaded("too many connections; try again later")
+            evhttp_add_header(evhttp_request_get_output_headers(raw), "Connection", "close")
+            evhttp_add_header(evhttp_request_get_output_headers(raw), "Retry-After", "1")
+            send(error.response, raw: raw, requestID: requestID, method: method)
+            report(route: "unmatched", method: method, status: 503, requestID: requestID, started: started)
+            return
+        }
         guard let components = URIComponents(target: String(cString: uri)) else {
             let error = HTTPError(status: 400, code: "invalid_path", message: "malformed request path")
             send(error.response, raw: raw, requestID: requestID, method: method)
@@ -210,6 +230,30 @@ public final class HTTPServer {
                 self.respond(response, to: request, started: started)
             }
         }
+    }
+
+    /// Counts the request's connection against the limit on its first request; false when it is over.
+    private func admit(_ raw: OpaquePointer) -> Bool {
+        guard let connection = evhttp_request_get_connection(raw) else { return true }
+        if connections.contains(connection) { return true }
+        guard connections.count < configuration.maxConnections else {
+            refusedConnectionCount += 1
+            return false
+        }
+        connections.insert(connection)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        evhttp_connection_set_closecb(connection, { connection, context in
+            guard let connection, let context else { return }
+            let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+            LoopActor.assumeIsolated { server.connectionClosed(connection) }
+        }, context)
+        return true
+    }
+
+    /// evhttp is closing a counted connection; a stream on it ends.
+    private func connectionClosed(_ connection: OpaquePointer) {
+        connections.remove(connection)
+        streams[connection]?.clientClosed()
     }
 
     private func dispatch(_ request: HTTPRequest) throws -> HTTPHandlerResult {
@@ -296,13 +340,7 @@ public final class HTTPServer {
             request: request, connection: connection, server: self,
             maxPendingBytes: configuration.streamMaxPendingBytes
         )
-        streams[ObjectIdentifier(stream)] = stream
-        let context = Unmanaged.passUnretained(stream).toOpaque()
-        evhttp_connection_set_closecb(connection, { _, context in
-            guard let context else { return }
-            let stream = Unmanaged<ServerSentEventStream>.fromOpaque(context).takeUnretainedValue()
-            LoopActor.assumeIsolated { stream.clientClosed() }
-        }, context)
+        streams[connection] = stream
         evhttp_send_reply_start(request.raw, 200, "OK")
         report(
             route: request.routePattern, method: request.method, status: 200, requestID: request.requestID,
@@ -312,7 +350,7 @@ public final class HTTPServer {
     }
 
     func streamEnded(_ stream: ServerSentEventStream) {
-        streams[ObjectIdentifier(stream)] = nil
+        if streams[stream.connection] === stream { streams[stream.connection] = nil }
     }
 
     private func sendKeepalives() {

@@ -19,12 +19,17 @@ public struct HTTPServerConfiguration: Sendable {
     public var streamMaxPendingBytes: Int
     /// Listen backlog.
     public var backlog: Int
+    /// Connections served at once. A request arriving on a further connection gets `503 overloaded` and the
+    /// connection is closed. A connection counts from its first request until it closes; one that never
+    /// sends a complete request head is closed by ``idleTimeout``.
+    public var maxConnections: Int
 
     /// Creates a configuration; defaults suit production on one machine.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, maxBodySize: Int = 64 * 1024, maxHeadersSize: Int = 16 * 1024,
         idleTimeout: Duration = .seconds(30), keepaliveInterval: Duration = .seconds(15),
-        streamTimeout: Duration = .seconds(3600), streamMaxPendingBytes: Int = 256 * 1024, backlog: Int = 4096
+        streamTimeout: Duration = .seconds(3600), streamMaxPendingBytes: Int = 256 * 1024, backlog: Int = 4096,
+        maxConnections: Int = 20_000
     ) {
         self.host = host
         self.port = port
@@ -35,5 +40,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.streamTimeout = streamTimeout
         self.streamMaxPendingBytes = streamMaxPendingBytes
         self.backlog = backlog
+        self.maxConnections = maxConnections
     }
 }

@@ -23,7 +23,8 @@ public final class ServerSentEventStream {
     public let maxPendingBytes: Int
 
     private weak var server: HTTPServer?
-    private let connection: OpaquePointer
+    /// The evhttp connection carrying the stream.
+    let connection: OpaquePointer
 
     init(request: HTTPRequest, connection: OpaquePointer, server: HTTPServer, maxPendingBytes: Int) {
         self.raw = request.raw
@@ -75,7 +76,6 @@ public final class ServerSentEventStream {
     public func end() {
         guard isOpen else { return }
         isOpen = false
-        evhttp_connection_set_closecb(connection, nil, nil)
         evhttp_send_reply_end(raw)
         finish()
     }

@@ -10,15 +10,16 @@ struct Routes {
     let sessions: SessionStore
     let metrics: VMHostMetrics
     let idleTimeoutSeconds: Int
-    /// Open event streams (a multiplexed stream counts once), for `/metrics`.
-    let openStreams: @LoopActor () -> Int
+    /// Open event streams (a multiplexed stream counts once) and open connections, for `/metrics`.
+    let serverLoad: @LoopActor () -> (streams: Int, connections: Int)
 
     func register(on router: inout Router) {
         WebClient.register(on: &router)
         OpenAPIDocument.register(on: &router)
         router.on(.get, "/healthz") { _ in .response(.json(["status": "ok"])) }
         router.on(.get, "/metrics") { _ in
-            metrics.update(sessions: sessions.count, streams: openStreams())
+            let load = serverLoad()
+            metrics.update(sessions: sessions.count, streams: load.streams, connections: load.connections)
             return .response(
                 HTTPResponse(
                     status: 200, headers: [HTTPHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],

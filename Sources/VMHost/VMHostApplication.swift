@@ -19,6 +19,8 @@ public final class VMHostApplication {
     public private(set) var fakeUpstream: FakeUpstream?
     /// The bound port (after ``start()``).
     public var port: Int { server?.port ?? 0 }
+    /// Connections counted against the connection limit.
+    public var openConnectionCount: Int { server?.openConnectionCount ?? 0 }
     /// Upstream transfers in flight (queued or running).
     public var upstreamTransfersInFlight: Int { client.activeTransfers }
 
@@ -71,7 +73,9 @@ public final class VMHostApplication {
         var router = Router()
         Routes(
             sessions: sessions, metrics: metrics, idleTimeoutSeconds: configuration.sessionIdleTimeoutSeconds,
-            openStreams: { [weak self] in self?.server?.openStreamCount ?? 0 }
+            serverLoad: { [weak self] in
+                (self?.server?.openStreamCount ?? 0, self?.server?.openConnectionCount ?? 0)
+            }
         )
         .register(on: &router)
         let server = HTTPServer(
@@ -79,7 +83,8 @@ public final class VMHostApplication {
                 host: configuration.host, port: configuration.port, maxBodySize: configuration.maxBodyBytes,
                 maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: .seconds(configuration.httpIdleTimeoutSeconds),
                 keepaliveInterval: .seconds(configuration.keepaliveSeconds),
-                streamMaxPendingBytes: configuration.streamMaxPendingBytes
+                streamMaxPendingBytes: configuration.streamMaxPendingBytes,
+                maxConnections: configuration.maxConnections
             ),
             router: router, logger: logger
         )

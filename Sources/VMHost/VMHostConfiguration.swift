@@ -32,6 +32,8 @@ public struct VMHostConfiguration: Sendable, Equatable {
     public var httpIdleTimeoutSeconds = 30
     public var keepaliveSeconds = 15
     public var streamMaxPendingBytes = 256 * 1024
+    /// Connections served at once; a request on a further connection gets `503 overloaded`.
+    public var maxConnections = 20_000
 
     public var upstreamTimeoutMilliseconds = 15_000
     public var upstreamConnectTimeoutMilliseconds = 5_000
@@ -67,7 +69,7 @@ extension VMHostConfiguration {
         ("maxSessions", "VMHOST_MAX_SESSIONS"), ("replayCapacity", "VMHOST_REPLAY_CAPACITY"),
         ("maxBodyBytes", "VMHOST_MAX_BODY_BYTES"), ("maxHeaderBytes", "VMHOST_MAX_HEADER_BYTES"),
         ("httpIdleTimeoutSeconds", "VMHOST_HTTP_IDLE_TIMEOUT"), ("keepaliveSeconds", "VMHOST_KEEPALIVE_SECONDS"),
-        ("streamMaxPendingBytes", "VMHOST_STREAM_MAX_PENDING_BYTES"),
+        ("streamMaxPendingBytes", "VMHOST_STREAM_MAX_PENDING_BYTES"), ("maxConnections", "VMHOST_MAX_CONNECTIONS"),
         ("upstreamTimeoutMilliseconds", "VMHOST_UPSTREAM_TIMEOUT_MS"),
         ("upstreamConnectTimeoutMilliseconds", "VMHOST_UPSTREAM_CONNECT_TIMEOUT_MS"),
         ("upstreamMaxConnectionsPerHost", "VMHOST_UPSTREAM_MAX_CONNECTIONS_PER_HOST"),
@@ -159,6 +161,7 @@ extension VMHostConfiguration {
         case "httpIdleTimeoutSeconds": httpIdleTimeoutSeconds = try integer(1...86_400)
         case "keepaliveSeconds": keepaliveSeconds = try integer(1...3600)
         case "streamMaxPendingBytes": streamMaxPendingBytes = try integer(1024...1024 * 1024 * 1024)
+        case "maxConnections": maxConnections = try integer(1...10_000_000)
         case "upstreamTimeoutMilliseconds": upstreamTimeoutMilliseconds = try integer(1...600_000)
         case "upstreamConnectTimeoutMilliseconds": upstreamConnectTimeoutMilliseconds = try integer(1...600_000)
         case "upstreamMaxConnectionsPerHost": upstreamMaxConnectionsPerHost = try integer(1...100_000)

@@ -12,6 +12,7 @@ final class VMHostMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     private let sessions: CoreMetrics.Gauge
     private let streams: CoreMetrics.Gauge
+    private let connections: CoreMetrics.Gauge
     private let sessionsCreated: CoreMetrics.Counter
     private struct RequestKey: Hashable {
         var route: String
@@ -34,6 +35,7 @@ final class VMHostMetrics: Sendable {
         self.factory = factory
         sessions = CoreMetrics.Gauge(label: "vmhost_sessions", factory: factory)
         streams = CoreMetrics.Gauge(label: "vmhost_open_streams", factory: factory)
+        connections = CoreMetrics.Gauge(label: "vmhost_open_connections", factory: factory)
         sessionsCreated = CoreMetrics.Counter(label: "vmhost_sessions_created_total", factory: factory)
     }
 
@@ -53,9 +55,10 @@ final class VMHostMetrics: Sendable {
         counter.increment()
     }
 
-    func update(sessions sessionCount: Int, streams streamCount: Int) {
+    func update(sessions sessionCount: Int, streams streamCount: Int, connections connectionCount: Int) {
         sessions.record(sessionCount)
         streams.record(streamCount)
+        connections.record(connectionCount)
     }
 
     func record(_ record: HTTPRequestRecord) {

@@ -33,6 +33,12 @@ public final class TestHTTPClient: @unchecked Sendable {
         self.port = port
     }
 
+    /// Closes the kept-alive connection, if any.
+    public func close() {
+        connection?.close()
+        connection = nil
+    }
+
     /// Sends a request and reads the whole response (Content-Length, chunked, or until close).
     public func request(
         _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,

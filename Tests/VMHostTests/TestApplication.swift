@@ -45,6 +45,12 @@ struct TestApplication {
         application.fakeUpstream?.requestCount(path) ?? 0
     }
 
+    /// Connections the server counts against its limit.
+    @LoopActor
+    func openConnections() -> Int {
+        application.openConnectionCount
+    }
+
     /// Creates a session and returns its id.
     func createSession() async throws -> String {
         let response = try await client.post("/v1/sessions")
