@@ -40,6 +40,108 @@ struct ExecutableTests {
         #expect(ContinuousClock.now - started < .seconds(5))
     }
 
+    /// Whether this process may open the ~1,100 sockets of the busy shutdown test (raising its soft limit).
+    static var canOpenManySockets: Bool {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return false }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        return limit.rlim_cur >= 4096
+    }
+
+    @Test(.enabled(if: access(ExecutableTests.binary, X_OK) == 0 && ExecutableTests.canOpenManySockets))
+    func sigtermWithAThousandStreamsAndSearchesInFlight() async throws {
+        // A Flickr upstream that accepts connections and never answers: every search hangs until aborted.
+        let hangingFlickr = try TestListener()
+        let port = try TestListener.closedPort()
+        let process = try SpawnedProcess(
+            Self.binary,
+            [
+                "--port", "\(port)", "--log-level", "warning",
+                "--flickr-url", "http://127.0.0.1:\(hangingFlickr.port)/services/rest/",
+            ]
+        )
+        var ready = false
+        for _ in 0..<100 where !ready {
+            ready = (try? TestSocket(port: port)) != nil
+            if !ready { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try #require(ready, "vmhost did not start listening")
+
+        let sessionCount = 50
+        let streamsPerSession = 20
+        var ids: [String] = []
+        for _ in 0..<sessionCount {
+            ids.append(try #require(try await TestHTTPClient(port: port).post("/v1/sessions").json?["id"]?.stringValue))
+        }
+        // 1,000 multiplexed streams, opened 20 at a time.
+        var streams: [TestEventStream] = []
+        for id in ids {
+            let batch = try await withThrowingTaskGroup(of: TestEventStream.self) { group in
+                for _ in 0..<streamsPerSession {
+                    group.addTask { try await TestEventStream(port: port, path: "/v1/sessions/\(id)/events") }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            streams += batch
+        }
+        #expect(streams.count == 1000)
+        for stream in streams {
+            #expect(stream.status == 200)
+            #expect(try await stream.next()?.event == "search.snapshot")
+        }
+        // One search per session in flight, each command waiting for its outcome (Prefer: wait=30).
+        let commands = Task {
+            try await withThrowingTaskGroup(of: TestHTTPResponse.self) { group in
+                for (index, id) in ids.enumerated() {
+                    group.addTask {
+                        try await TestHTTPClient(port: port).post(
+                            "/v1/sessions/\(id)/search/execute", json: ["text": .string("aurora \(index)")],
+                            headers: [("Prefer", "wait=30")]
+                        )
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        // Wait until every search is loading (its patch reached the streams), then signal.
+        for stream in streams.enumerated() where stream.offset % streamsPerSession == 0 {
+            var loading = false
+            while !loading, let event = try await stream.element.next() {
+                loading = event.event == "search.patch" && event.data.contains("isSearching")
+            }
+            #expect(loading)
+        }
+
+        // The searches really are upstream, hanging.
+        let upstream = try await offPool { try hangingFlickr.accept() }
+        #expect(try await offPool { try upstream.readRequestHead() }.contains("method=flickr.photos.search"))
+
+        let started = ContinuousClock.now
+        process.signal(SIGTERM)
+        #expect(try await offPool { upstream.waitForPeerClose(timeoutSeconds: 5) }, "the transfer was aborted")
+        let answers = try await commands.value
+        #expect(answers.count == sessionCount)
+        for answer in answers {
+            // The wait ends at shutdown with the state of that moment: the search was still loading.
+            #expect(answer.status == 200, "an in-flight command is answered, not cut off")
+            #expect(answer.header("Preference-Applied") == "wait=30")
+            #expect(answer.json?["results"]?["status"] == "loading")
+        }
+        var cleanEnds = 0
+        for stream in streams {
+            // Patches may still arrive; the stream must then end with its final chunk, not a reset.
+            while try await stream.next() != nil {}
+            cleanEnds += 1
+        }
+        #expect(cleanEnds == 1000)
+        let status = try await offPool { process.waitForExit() }
+        #expect(status == 0)
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
     @Test(.enabled(if: access(ExecutableTests.binary, X_OK) == 0))
     func badConfigurationIsRefusedWithAMessage() async throws {
         let process = try SpawnedProcess(Self.binary, ["--port", "70000"])
