@@ -20,6 +20,7 @@ let package = Package(
         // C libraries.
         .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
 
         // Pure Swift building blocks.
@@ -30,7 +31,7 @@ let package = Package(
         .target(name: "EventLoop", dependencies: ["CLibevent"]),
         .target(
             name: "HTTPServer",
-            dependencies: ["CLibevent", "EventLoop", "JSON", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibevent", "CZlib", "EventLoop", "JSON", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "HTTPClient",
@@ -73,7 +74,7 @@ let package = Package(
         .testTarget(name: "ViewModelTests", dependencies: ["ViewModels", "Upstreams", "EventLoop", "JSON"]),
         .testTarget(
             name: "VMHostTests",
-            dependencies: ["VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop"]
+            dependencies: ["VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "HTTPServer", "CZlib"]
         ),
     ]
 )

@@ -76,6 +76,9 @@ public final class HTTPServer {
     /// server; a Swift string literal passed directly would be a temporary.
     private let defaultContentType = strdup("application/json")
 
+    /// The keepalive comment, compressed once for gzip streams.
+    private let keepaliveComment = ServerSentEventChunk(Array(": keepalive\n\n".utf8))
+
     /// Number of open event streams.
     public var openStreamCount: Int { streams.count }
 
@@ -333,12 +336,19 @@ public final class HTTPServer {
         evhttp_add_header(headers, "Content-Type", "text/event-stream")
         evhttp_add_header(headers, "Cache-Control", "no-cache")
         evhttp_add_header(headers, "X-Accel-Buffering", "no")
+        let compressed = configuration.compressStreams && acceptsGzip(request.header("Accept-Encoding"))
+        if compressed {
+            evhttp_add_header(headers, "Content-Encoding", "gzip")
+        }
+        if configuration.compressStreams {
+            evhttp_add_header(headers, "Vary", "Accept-Encoding")
+        }
         evhttp_add_header(headers, "X-Request-ID", request.requestID)
         var timeout = timeval(configuration.streamTimeout)
         evhttp_connection_set_timeout_tv(connection, &timeout)
         let stream = ServerSentEventStream(
             request: request, connection: connection, server: self,
-            maxPendingBytes: configuration.streamMaxPendingBytes
+            maxPendingBytes: configuration.streamMaxPendingBytes, compressed: compressed
         )
         streams[connection] = stream
         evhttp_send_reply_start(request.raw, 200, "OK")
@@ -354,7 +364,7 @@ public final class HTTPServer {
     }
 
     private func sendKeepalives() {
-        let comment = Array(": keepalive\n\n".utf8)
+        let comment = keepaliveComment
         for stream in streams.values {
             stream.send(comment)
         }

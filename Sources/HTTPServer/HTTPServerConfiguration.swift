@@ -17,6 +17,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var streamTimeout: Duration
     /// Output bytes allowed to wait unsent on one event stream before the reader counts as slow.
     public var streamMaxPendingBytes: Int
+    /// Whether event streams are gzip-encoded for clients that accept it (each event is compressed once and
+    /// shared by every gzip stream of a channel).
+    public var compressStreams: Bool
     /// Listen backlog.
     public var backlog: Int
     /// Connections served at once. A request arriving on a further connection gets `503 overloaded` and the
@@ -29,7 +32,7 @@ public struct HTTPServerConfiguration: Sendable {
         host: String = "127.0.0.1", port: Int = 8080, maxBodySize: Int = 64 * 1024, maxHeadersSize: Int = 16 * 1024,
         idleTimeout: Duration = .seconds(30), keepaliveInterval: Duration = .seconds(15),
         streamTimeout: Duration = .seconds(3600), streamMaxPendingBytes: Int = 256 * 1024, backlog: Int = 4096,
-        maxConnections: Int = 20_000
+        maxConnections: Int = 20_000, compressStreams: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -41,5 +44,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.streamMaxPendingBytes = streamMaxPendingBytes
         self.backlog = backlog
         self.maxConnections = maxConnections
+        self.compressStreams = compressStreams
     }
 }

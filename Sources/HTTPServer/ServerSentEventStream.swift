@@ -22,12 +22,17 @@ public final class ServerSentEventStream {
     /// Refuse writes while more than this many bytes wait unsent.
     public let maxPendingBytes: Int
 
+    /// Whether the stream is gzip-encoded (the client sent `Accept-Encoding: gzip`).
+    public let isCompressed: Bool
+    private var encoder: GzipStreamEncoder?
     private weak var server: HTTPServer?
     /// The evhttp connection carrying the stream.
     let connection: OpaquePointer
 
-    init(request: HTTPRequest, connection: OpaquePointer, server: HTTPServer, maxPendingBytes: Int) {
+    init(request: HTTPRequest, connection: OpaquePointer, server: HTTPServer, maxPendingBytes: Int, compressed: Bool) {
         self.raw = request.raw
+        self.isCompressed = compressed
+        self.encoder = compressed ? GzipStreamEncoder() : nil
         self.connection = connection
         self.server = server
         self.maxPendingBytes = maxPendingBytes
@@ -42,15 +47,37 @@ public final class ServerSentEventStream {
     /// Whether the client is too slow to take more now.
     public var isBackedUp: Bool { pendingBytes > maxPendingBytes }
 
-    /// Writes raw event bytes (already framed as SSE). Returns false when closed or backed up.
+    /// Writes raw event bytes (already framed as SSE), compressing them for a gzip stream. Returns false
+    /// when closed or backed up.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { send(rawBytes: $0) }
+        guard encoder != nil else { return bytes.withUnsafeBytes { write($0) } }
+        guard canWrite else { return false }
+        let segment = bytes.withUnsafeBytes { GzipSegment(compressing: $0) }
+        return write(segment: segment)
     }
 
-    /// Writes raw event bytes from a buffer. Returns false when closed or backed up.
+    /// Writes bytes shared by many streams; a gzip stream writes their segment, compressed once for all.
+    /// Returns false when closed or backed up.
     @discardableResult
-    public func send(rawBytes: UnsafeRawBufferPointer) -> Bool {
+    public func send(_ chunk: ServerSentEventChunk) -> Bool {
+        guard encoder != nil else { return chunk.bytes.withUnsafeBytes { write($0) } }
+        guard canWrite else { return false }
+        return write(segment: chunk.gzipSegment)
+    }
+
+    /// Open and not backed up (checked before compressing anything).
+    private var canWrite: Bool { isOpen && pendingBytes <= maxPendingBytes }
+
+    private func write(segment: GzipSegment) -> Bool {
+        guard var encoder else { return false }
+        let bytes = encoder.frame(segment)
+        self.encoder = encoder
+        return bytes.withUnsafeBytes { write($0) }
+    }
+
+    /// Writes bytes as they go on the wire. Returns false when closed or backed up.
+    private func write(_ rawBytes: UnsafeRawBufferPointer) -> Bool {
         guard isOpen, let server else { return false }
         let pending = pendingBytes
         guard pending <= maxPendingBytes else { return false }
@@ -75,6 +102,14 @@ public final class ServerSentEventStream {
     /// Ends the stream cleanly (final chunk); the connection may serve further requests.
     public func end() {
         guard isOpen else { return }
+        if var encoder {
+            let trailer = encoder.finish()
+            self.encoder = encoder
+            if let server {
+                trailer.withUnsafeBytes { _ = evbuffer_add(server.scratchBuffer, $0.baseAddress, $0.count) }
+                evhttp_send_reply_chunk(raw, server.scratchBuffer)
+            }
+        }
         isOpen = false
         evhttp_send_reply_end(raw)
         finish()

@@ -74,7 +74,7 @@ final class SessionStream: ChannelObserver {
         stream.send(bytes)
     }
 
-    func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: [UInt8]) {
+    func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: ServerSentEventChunk) {
         guard !ended, !needsSnapshot.contains(channel.name) else { return }
         let previous = sent[channel.name]
         sent[channel.name] = version

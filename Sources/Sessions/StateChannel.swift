@@ -15,8 +15,8 @@ public enum StreamFormat: Sendable, Equatable {
 @LoopActor
 protocol ChannelObserver: AnyObject {
     /// A new version was published. `patch` is the RFC 6902 JSON array; `patchEvent` the same framed as a
-    /// single-channel SSE event (`id: N`, `event: patch`).
-    func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: [UInt8])
+    /// single-channel SSE event (`id: N`, `event: patch`), shared by every single-channel stream.
+    func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: ServerSentEventChunk)
     /// The channel closed (session deleted or expired): end the stream.
     func channelClosed(_ channel: StateChannel)
 }
@@ -45,7 +45,7 @@ public final class StateChannel {
     private var reported: JSONValue
     private var replay: [(version: Int, patch: [UInt8])] = []
     private var replayStart = 0
-    private var cachedSnapshotEvent: [UInt8]?
+    private var cachedSnapshotEvent: ServerSentEventChunk?
     private var observers: [ObjectIdentifier: any ChannelObserver] = [:]
 
     /// Creates a channel at version 1.
@@ -90,7 +90,7 @@ public final class StateChannel {
         JSONPatch.serialize(operations, into: &patch)
         remember(version: version, patch: patch)
         guard !observers.isEmpty else { return }
-        let event = Self.frame(event: "patch", id: "\(version)", data: patch)
+        let event = ServerSentEventChunk(Self.frame(event: "patch", id: "\(version)", data: patch))
         for observer in observers.values {
             observer.channel(self, published: version, patch: patch, patchEvent: event)
         }
@@ -107,7 +107,7 @@ public final class StateChannel {
                 first.append(contentsOf: Self.frame(event: "patch", id: "\(version)", data: patch))
             }
         } else {
-            first.append(contentsOf: snapshotEvent)
+            first.append(contentsOf: snapshotEvent.bytes)
         }
         stream.send(first)
     }
@@ -131,9 +131,9 @@ public final class StateChannel {
     }
 
     /// The current state as a framed `snapshot` event, built at most once per version.
-    var snapshotEvent: [UInt8] {
+    var snapshotEvent: ServerSentEventChunk {
         if let cachedSnapshotEvent { return cachedSnapshotEvent }
-        let event = Self.frame(event: "snapshot", id: "\(version)", data: stateBytes)
+        let event = ServerSentEventChunk(Self.frame(event: "snapshot", id: "\(version)", data: stateBytes))
         cachedSnapshotEvent = event
         return event
     }
@@ -204,7 +204,7 @@ final class Subscriber: ChannelObserver {
         stream.onDrain = { [weak self] in self?.drained() }
     }
 
-    func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: [UInt8]) {
+    func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: ServerSentEventChunk) {
         self.channel = channel
         guard !needsSnapshot else { return }
         if !stream.send(format == .patches ? patchEvent : channel.snapshotEvent) {

@@ -115,7 +115,7 @@ public final class TestHTTPClient: @unchecked Sendable {
         return result
     }
 
-    static func readHead(from socket: TestSocket) throws -> (Int, [(name: String, value: String)]) {
+    public static func readHead(from socket: TestSocket) throws -> (Int, [(name: String, value: String)]) {
         let statusLine = try socket.readLine()
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
@@ -132,8 +132,8 @@ public final class TestHTTPClient: @unchecked Sendable {
         return (status, headers)
     }
 
-    /// One chunk of a chunked body; nil for the last (zero-length) chunk.
-    static func readChunk(from socket: TestSocket) throws -> [UInt8]? {
+    /// One chunk of a chunked body, as it came; nil for the last (zero-length) chunk.
+    public static func readChunk(from socket: TestSocket) throws -> [UInt8]? {
         let sizeLine = try socket.readLine()
         guard let size = Int(sizeLine.split(separator: ";")[0], radix: 16) else {
             throw TestClientError("bad chunk size line: \(sizeLine)")

@@ -1,0 +1,168 @@
+import CZlib
+import EventLoop
+import JSON
+import JSONPatch
+import Testing
+import VMHostTesting
+
+@testable import HTTPServer
+
+/// Inflates a gzip stream piece by piece, as a browser does while an event stream is open.
+final class GzipInflater {
+    private var stream = z_stream()
+    private(set) var ended = false
+
+    init() throws {
+        guard vmh_inflate_init_gzip(&stream) == Z_OK else { throw TestClientError("inflateInit2 failed") }
+    }
+
+    deinit { inflateEnd(&stream) }
+
+    /// The bytes `input` decompresses to; throws on corrupt data (including a wrong CRC or length).
+    func inflate(_ input: [UInt8]) throws -> [UInt8] {
+        var output: [UInt8] = []
+        var input = input
+        try input.withUnsafeMutableBufferPointer { inBuffer in
+            stream.next_in = inBuffer.baseAddress
+            stream.avail_in = uInt(inBuffer.count)
+            var block = [UInt8](repeating: 0, count: 64 * 1024)
+            repeat {
+                let status = block.withUnsafeMutableBufferPointer { out -> Int32 in
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = uInt(out.count)
+                    return CZlib.inflate(&stream, Z_SYNC_FLUSH)
+                }
+                output += block[..<(block.count - Int(stream.avail_out))]
+                if status == Z_STREAM_END {
+                    ended = true
+                    break
+                }
+                guard status == Z_OK || status == Z_BUF_ERROR else { throw TestClientError("inflate failed: \(status)") }
+            } while stream.avail_out == 0 || stream.avail_in > 0
+            stream.next_in = nil
+            stream.next_out = nil
+        }
+        return output
+    }
+}
+
+/// A raw event stream read chunk by chunk (bytes as they came on the wire).
+final class RawEventStream: @unchecked Sendable {
+    let socket: TestSocket
+    let status: Int
+    let headers: [(name: String, value: String)]
+
+    init(port: Int, path: String, acceptEncoding: String) throws {
+        socket = try TestSocket(port: port)
+        try socket.write("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAccept-Encoding: \(acceptEncoding)\r\n\r\n")
+        (status, headers) = try TestHTTPClient.readHead(from: socket)
+    }
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// The next chunk's bytes; nil at the end of the body.
+    func nextChunk() throws -> [UInt8]? { try TestHTTPClient.readChunk(from: socket) }
+}
+
+/// Splits decoded SSE text into (event, data) pairs; comments and `retry` are skipped.
+func parseEvents(_ text: String) -> [(event: String, data: String)] {
+    text.split(separator: "\n\n").compactMap { block in
+        var event = "message"
+        var data: String?
+        for line in block.split(separator: "\n") {
+            if line.hasPrefix("event: ") { event = String(line.dropFirst(7)) }
+            if line.hasPrefix("data: ") { data = String(line.dropFirst(6)) }
+        }
+        return data.map { (event, $0) }
+    }
+}
+
+@Suite("Gzip-encoded event streams")
+struct GzipStreamTests {
+    @Test(arguments: [
+        ("gzip, deflate, br", true), ("gzip", true), ("x-gzip", true), ("GZIP;q=0.5", true), ("*", true),
+        ("deflate, br", false), ("gzip;q=0", false), ("gzip;q=0.0, *", false), ("identity", false), ("", false),
+        ("*;q=0", false), ("br, *;q=0.1", true),
+    ])
+    func acceptEncodingDecidesCompression(header: String, expected: Bool) {
+        #expect(acceptsGzip(header) == expected)
+    }
+
+    @Test func noAcceptEncodingMeansNoCompression() {
+        #expect(!acceptsGzip(nil))
+    }
+
+    @Test func compressedPatchesDecodeLiveAndEndAsAValidGzipMember() async throws {
+        try await withApp { app in
+            let id = try await app.createSession()
+            let wait = [("Prefer", "wait=10")]
+            _ = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait)
+            let stream = try await offPool {
+                try RawEventStream(port: app.port, path: "/v1/sessions/\(id)/search/events", acceptEncoding: "gzip, deflate, br")
+            }
+            #expect(stream.status == 200)
+            #expect(stream.header("Content-Encoding") == "gzip")
+            #expect(stream.header("Vary") == "Accept-Encoding")
+            let inflater = try GzipInflater()
+
+            // The snapshot decodes from the first chunk alone: every event is flushed as it is written.
+            let first = try #require(try await offPool { try stream.nextChunk() })
+            let snapshotText = String(decoding: try inflater.inflate(first), as: UTF8.self)
+            let snapshot = try #require(parseEvents(snapshotText).first)
+            #expect(snapshot.event == "snapshot")
+            var state = try JSONParser.parse(Array(snapshot.data.utf8))
+
+            // A load-more: its patches arrive compressed (and much smaller than their text).
+            _ = try await app.client.post("/v1/sessions/\(id)/search/load-more", headers: wait)
+            let expected = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
+            var wireBytes = 0
+            var textBytes = 0
+            while state != expected {
+                let chunk = try #require(try await offPool { try stream.nextChunk() })
+                wireBytes += chunk.count
+                let text = try inflater.inflate(chunk)
+                textBytes += text.count
+                for event in parseEvents(String(decoding: text, as: UTF8.self)) {
+                    #expect(event.event == "patch")
+                    state = try JSONPatch.apply(JSONPatch.parse(JSONParser.parse(Array(event.data.utf8))), to: state)
+                }
+            }
+            #expect(wireBytes * 3 < textBytes, "\(wireBytes) bytes on the wire for \(textBytes) of events")
+
+            // Deleting the session ends the stream: the rest of the body completes the gzip member, whose
+            // CRC-32 and length zlib checks.
+            #expect(try await app.client.request("DELETE", "/v1/sessions/\(id)").status == 204)
+            while let chunk = try await offPool({ try stream.nextChunk() }) {
+                _ = try inflater.inflate(chunk)
+            }
+            #expect(inflater.ended)
+        }
+    }
+
+    @Test @LoopActor func independentSegmentsMakeOneValidMember() throws {
+        // Segments compressed independently and concatenated by one stream's encoder.
+        let texts = ["retry: 3000\n", String(repeating: "id: 1\nevent: patch\ndata: [1,2,3]\n\n", count: 50), "", ": keepalive\n\n"]
+        var encoder = GzipStreamEncoder()
+        var wire: [UInt8] = []
+        for text in texts {
+            let segment = Array(text.utf8).withUnsafeBytes { GzipSegment(compressing: $0) }
+            wire += encoder.frame(segment)
+        }
+        wire += encoder.finish()
+        let inflater = try GzipInflater()
+        #expect(String(decoding: try inflater.inflate(wire), as: UTF8.self) == texts.joined())
+        #expect(inflater.ended)
+    }
+
+    @Test func storedBlocksAreTheFallback() throws {
+        // What a stream gets if zlib could not compress: the same bytes in stored blocks, still valid.
+        let text = Array(String(repeating: "x", count: 70_000).utf8)
+        let deflated = text.withUnsafeBytes { SegmentCompressor.stored($0) }
+        #expect(deflated.count == text.count + 10, "two stored blocks of at most 65,535 bytes")
+        let header: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF]
+        let inflater = try GzipInflater()
+        #expect(try inflater.inflate(header + deflated) == text)
+    }
+}
