@@ -4,17 +4,21 @@
   concurrency  1,000 sessions search at once (distinct texts) against the fake upstream with 500 ms
                latency: wall time until every search is loaded, and server CPU per upstream request.
   patch-size   bytes of the SSE patches sent for one search load-more onto 25 pages already loaded,
-               against the size of that page's JSON as the upstream sent it.
+               against the size of that page's JSON as the upstream sent it: on a plain stream (the
+               `data:` payloads) and on the wire of a stream opened with `Accept-Encoding: gzip`
+               (the chunk payloads), the latter also against the page JSON gzipped.
 
 Usage: upstream_bench.py VMHOST_PORT FAKE_BASE_URL VMHOST_PID
 Prints `key: value` lines. Standard library only; talks to 127.0.0.1 only.
 """
 import asyncio
+import gzip
 import json
 import os
 import sys
 import time
 import urllib.request
+import zlib
 
 
 async def request(port, method, path, body=None, headers=None):
@@ -112,13 +116,29 @@ async def patch_size(port, fake):
     for _ in range(24):
         status, _ = await request(port, "POST", f"/v1/sessions/{session}/search/load-more", None, wait)
         assert status == 200, status
-    # 25 pages loaded; watch the stream while page 26 is appended.
+    # 25 pages loaded; watch a plain and a gzip stream while page 26 is appended.
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(f"GET /v1/sessions/{session}/search/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
     await writer.drain()
     buffer = b""
     while b"\n\n" not in buffer.partition(b"event: snapshot")[2]:
         buffer += await reader.read(65536)
+    zreader, zwriter = await asyncio.open_connection("127.0.0.1", port)
+    zwriter.write(f"GET /v1/sessions/{session}/search/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  "Accept-Encoding: gzip\r\n\r\n".encode())
+    await zwriter.drain()
+    head = await zreader.readuntil(b"\r\n\r\n")
+    assert b"content-encoding: gzip" in head.lower(), head
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+
+    async def next_chunk():
+        size = int((await zreader.readuntil(b"\r\n")).split(b";")[0], 16)
+        data = await zreader.readexactly(size + 2)
+        return data[:-2]
+
+    decoded = b""
+    while b"\n\n" not in decoded.partition(b"event: snapshot")[2]:
+        decoded += inflater.decompress(await next_chunk())
     status, body = await request(port, "POST", f"/v1/sessions/{session}/search/load-more", None, wait)
     state = json.loads(body)
     assert state["results"]["value"]["page"] == 26, state["results"]["value"]["page"]
@@ -133,14 +153,27 @@ async def patch_size(port, fake):
     for line in stream.split(b"\n"):
         if line.startswith(b"data: "):
             patch_bytes += len(line) - len(b"data: ")
+    wire_bytes = 0
+    decoded = b""
+    while decoded.count(b"event: patch") < 2:
+        chunk = await asyncio.wait_for(next_chunk(), 10)
+        wire_bytes += len(chunk)
+        decoded += inflater.decompress(chunk)
+    zwriter.close()
     with urllib.request.urlopen(f"{fake}/services/rest/?method=flickr.photos.search&text="
                                 f"{urllib.request.quote(text)}&sort=interestingness-desc&page=26&per_page={per_page}"
                                 "&format=json&nojsoncallback=1") as answer:
-        page_bytes = len(answer.read())
+        page = answer.read()
+    page_bytes = len(page)
+    page_gzip_bytes = len(gzip.compress(page))
     print(f"patch_events: {events}")
     print(f"patch_bytes: {patch_bytes}")
     print(f"page_json_bytes: {page_bytes}")
     print(f"patch_to_page_ratio: {patch_bytes / page_bytes:.3f}")
+    print(f"gzip_patch_wire_bytes: {wire_bytes}")
+    print(f"gzip_patch_to_page_ratio: {wire_bytes / page_bytes:.3f}")
+    print(f"page_json_gzip_bytes: {page_gzip_bytes}")
+    print(f"gzip_patch_to_gzip_page_ratio: {wire_bytes / page_gzip_bytes:.3f}")
 
 
 async def main():
