@@ -11,7 +11,6 @@ let package = Package(
         .library(name: "VMHost", targets: ["VMHost"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -57,7 +56,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "vmhost",
-            dependencies: ["VMHost", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["VMHost", .product(name: "Logging", package: "swift-log")]
         ),
 
         // Test support: a small socket HTTP/SSE client that is not ours-on-the-server-side.

@@ -57,6 +57,11 @@ public struct VMHostConfiguration: Sendable, Equatable {
 /// A setting that could not be applied; the message names the source and the key.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible, Equatable {
     public var description: String
+
+    /// An error with this message.
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 extension VMHostConfiguration {

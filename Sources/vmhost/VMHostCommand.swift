@@ -1,4 +1,3 @@
-import ArgumentParser
 import EventLoop
 import Logging
 import VMHost
@@ -9,62 +8,28 @@ import Glibc
 
 /// `vmhost`: serves server-held view models over HTTP commands and Server-Sent Events.
 @main
-struct VMHostCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "vmhost",
-        abstract: "Server-held view models: commands over HTTP POST, state over Server-Sent Events.",
-        discussion: """
-            Settings come from built-in defaults, then the config file (config/vmhost.json when present), \
-            then environment variables (VMHOST_HOST, VMHOST_PORT, VMHOST_FLICKR_URL, FLICKR_API_KEY, \
-            VMHOST_PRODUCTS_URL, VMHOST_PRODUCTS_FORMAT, ...), then these flags. Without upstream URLs, an \
-            embedded fake upstream serves deterministic data on a free loopback port.
-            """
-    )
-
-    @Option(name: .long, help: "JSON config file (default: config/vmhost.json if it exists).")
-    var config: String?
-
-    @Option(name: .long, help: "Address to listen on (default 127.0.0.1).")
-    var host: String?
-
-    @Option(name: .long, help: "Port to listen on (default 8080; 0 picks a free port).")
-    var port: Int?
-
-    @Option(name: .customLong("flickr-url"), help: "Flickr REST endpoint (the URL that ?method=... is appended to).")
-    var flickrURL: String?
-
-    @Option(name: .customLong("flickr-api-key"), help: "Flickr API key (also FLICKR_API_KEY); never logged.")
-    var flickrAPIKey: String?
-
-    @Option(name: .customLong("products-url"), help: "Product API base that /products?... is appended to.")
-    var productsURL: String?
-
-    @Option(name: .customLong("products-format"), help: "Product API dialect: envelope or dummyjson.")
-    var productsFormat: String?
-
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String?
-
-    func run() async throws {
-        var flags: [String: String] = [:]
-        flags["host"] = host
-        flags["port"] = port.map(String.init)
-        flags["flickrUrl"] = flickrURL
-        flags["flickrApiKey"] = flickrAPIKey
-        flags["productsUrl"] = productsURL
-        flags["productsFormat"] = productsFormat
-        flags["logLevel"] = logLevel
-
-        let (file, fileName) = try readConfigFile()
+enum VMHostCommand {
+    static func main() async {
+        let options: CommandLineOptions
+        do {
+            options = try CommandLineOptions(parsing: Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            fail("\(error.message)\nRun 'vmhost --help' for the options.", status: 64)
+        }
+        if options.wantsHelp {
+            print(CommandLineOptions.usage, terminator: "")
+            return
+        }
         let settings: VMHostConfiguration
         do {
+            let (file, fileName) = try readConfigFile(options.configFile)
             settings = try VMHostConfiguration.load(
-                file: file, fileName: fileName, environment: currentEnvironment(), flags: flags
+                file: file, fileName: fileName, environment: currentEnvironment(), flags: options.settings
             )
         } catch {
-            throw ValidationError(error.description)
+            fail(error.description, status: 64)
         }
-        Self.raiseFileDescriptorLimit()
+        raiseFileDescriptorLimit()
         let level = settings.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -72,12 +37,19 @@ struct VMHostCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "vmhost")
-        let exitCode = try await Self.serve(settings, logger: logger)
-        if exitCode != 0 { throw ExitCode(exitCode) }
+        // NB: returning from an async main does not end the process while the event loop's thread runs.
+        exit(await serve(settings, logger: logger))
+    }
+
+    /// Prints `vmhost: message` to standard error and exits.
+    private static func fail(_ message: String, status: Int32) -> Never {
+        let line = Array("vmhost: \(message)\n".utf8)
+        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        exit(status)
     }
 
     @LoopActor
-    private static func serve(_ settings: VMHostConfiguration, logger: Logger) async throws -> Int32 {
+    private static func serve(_ settings: VMHostConfiguration, logger: Logger) async -> Int32 {
         let application = VMHostApplication(configuration: settings, logger: logger)
         do {
             try application.start()
@@ -105,16 +77,18 @@ struct VMHostCommand: AsyncParsableCommand {
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
-    private func readConfigFile() throws -> ([UInt8]?, String) {
+    private static func readConfigFile(_ config: String?) throws(ConfigurationError) -> ([UInt8]?, String) {
         if let config {
-            guard let bytes = readFile(config) else { throw ValidationError("cannot read config file \(config)") }
+            guard let bytes = readFile(config) else {
+                throw ConfigurationError(description: "cannot read config file \(config)")
+            }
             return (bytes, config)
         }
         let defaultPath = "config/vmhost.json"
         return (readFile(defaultPath), defaultPath)
     }
 
-    private func readFile(_ path: String) -> [UInt8]? {
+    private static func readFile(_ path: String) -> [UInt8]? {
         guard let file = fopen(path, "rb") else { return nil }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -127,7 +101,7 @@ struct VMHostCommand: AsyncParsableCommand {
         return bytes
     }
 
-    private func currentEnvironment() -> [String: String] {
+    private static func currentEnvironment() -> [String: String] {
         var result: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {

@@ -143,10 +143,14 @@ struct ExecutableTests {
     }
 
     @Test(.enabled(if: access(ExecutableTests.binary, X_OK) == 0))
-    func badConfigurationIsRefusedWithAMessage() async throws {
-        let process = try SpawnedProcess(Self.binary, ["--port", "70000"])
-        let status = try await offPool { process.waitForExit() }
-        #expect(status != 0)
+    func badCommandLinesAreRefusedWithUsageStatus() async throws {
+        let refused: [[String]] = [["--port", "70000"], ["--port=x"], ["--bogus"], ["--port"], ["serve"], ["--config", "/nonexistent.json"]]
+        for arguments in refused {
+            let process = try SpawnedProcess(Self.binary, arguments)
+            #expect(try await offPool { process.waitForExit() } == 64, "\(arguments)")
+        }
+        let help = try SpawnedProcess(Self.binary, ["--help"])
+        #expect(try await offPool { help.waitForExit() } == 0)
     }
 }
 
