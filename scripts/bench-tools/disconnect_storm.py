@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Opens COUNT event streams on a few sessions and drops each connection abruptly mid-stream (RST), while
-commands change the state. Usage: disconnect_storm.py PORT COUNT. Standard library only, 127.0.0.1 only."""
+commands change the state; half the streams are gzip-encoded. Usage: disconnect_storm.py PORT COUNT. Standard library only, 127.0.0.1 only."""
 import asyncio
 import json
 import socket
@@ -27,8 +27,9 @@ async def request(method, path, body=None, headers=None):
 
 async def stream_and_drop(session, index):
     path = ["events", "search/events", "products/events"][index % 3]
+    encoding = "Accept-Encoding: gzip\r\n" if index % 2 else ""  # half the streams gzip-encoded
     reader, writer = await asyncio.open_connection("127.0.0.1", PORT)
-    writer.write(f"GET /v1/sessions/{session}/{path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    writer.write(f"GET /v1/sessions/{session}/{path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{encoding}\r\n".encode())
     await writer.drain()
     await reader.read(1024)  # the head and the first event arrived: the stream is open
     sock = writer.get_extra_info("socket")
