@@ -41,6 +41,8 @@ public final class HTTPServer {
     /// Connections that have sent a request and are still open (for the connection limit); evhttp calls
     /// back when each closes.
     private var connections: Set<OpaquePointer> = []
+    /// Deadlines for request heads (slowloris); created in ``start()``.
+    private var headDeadlines: RequestHeadDeadlines?
     /// Open event streams by their connection (a connection carries at most one stream at a time).
     private var streams: [OpaquePointer: ServerSentEventStream] = [:]
     private var deferred: [Int: Task<Void, Never>] = [:]
@@ -68,6 +70,7 @@ public final class HTTPServer {
         // NB: evhttp_free runs the close callbacks, which must not reach a server being deinitialised.
         for connection in connections { evhttp_connection_set_closecb(connection, nil, nil) }
         if let http { evhttp_free(http) }
+        headDeadlines?.releaseAll()
         evbuffer_free(scratchBuffer)
         free(defaultContentType)
     }
@@ -102,6 +105,14 @@ public final class HTTPServer {
         evhttp_set_timeout_tv(http, &idle)
         evhttp_set_default_content_type(http, defaultContentType)
         let context = Unmanaged.passUnretained(self).toOpaque()
+        let deadlines = RequestHeadDeadlines(timeout: configuration.idleTimeout)
+        headDeadlines = deadlines
+        deadlines.start()
+        evhttp_set_bevcb(http, { base, context in
+            guard let base, let context else { return nil }
+            let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+            return LoopActor.assumeIsolated { server.headDeadlines?.makeBufferEvent(base: base) }
+        }, context)
         evhttp_set_gencb(http, { request, context in
             guard let request, let context else { return }
             let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
@@ -178,7 +189,11 @@ public final class HTTPServer {
             evhttp_free(http)
             self.http = nil
         }
+        headDeadlines?.releaseAll()
     }
+
+    /// Connections shut down because a request head did not arrive in time.
+    public var lateRequestHeadCount: Int { headDeadlines?.closedCount ?? 0 }
 
     // MARK: Request handling
 
@@ -187,6 +202,12 @@ public final class HTTPServer {
         guard let method = HTTPMethod(evhttp: evhttp_request_get_command(raw)),
             let uri = evhttp_request_get_uri(raw)
         else {
+            evhttp_send_error(raw, 400, "Bad Request")
+            return
+        }
+        if Self.hasConflictingContentLengths(raw) {
+            // NB: request smuggling: evhttp takes the first of several Content-Length headers, a proxy in
+            // front may take another. RFC 9112 §6.3: answer 400 and close, as evhttp does for other bad framing.
             evhttp_send_error(raw, 400, "Bad Request")
             return
         }
@@ -238,12 +259,20 @@ public final class HTTPServer {
     /// Counts the request's connection against the limit on its first request; false when it is over.
     private func admit(_ raw: OpaquePointer) -> Bool {
         guard let connection = evhttp_request_get_connection(raw) else { return true }
-        if connections.contains(connection) { return true }
+        if connections.contains(connection) {
+            if let bufferevent = evhttp_connection_get_bufferevent(connection) {
+                headDeadlines?.requestArrived(on: bufferevent)
+            }
+            return true
+        }
         guard connections.count < configuration.maxConnections else {
             refusedConnectionCount += 1
             return false
         }
         connections.insert(connection)
+        if let bufferevent = evhttp_connection_get_bufferevent(connection) {
+            headDeadlines?.requestArrived(on: bufferevent)
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
         evhttp_connection_set_closecb(connection, { connection, context in
             guard let connection, let context else { return }
@@ -256,6 +285,9 @@ public final class HTTPServer {
     /// evhttp is closing a counted connection; a stream on it ends.
     private func connectionClosed(_ connection: OpaquePointer) {
         connections.remove(connection)
+        if let bufferevent = evhttp_connection_get_bufferevent(connection) {
+            headDeadlines?.connectionClosed(bufferevent)
+        }
         streams[connection]?.clientClosed()
     }
 
@@ -321,9 +353,11 @@ public final class HTTPServer {
         if !response.body.isEmpty {
             response.body.withUnsafeBytes { _ = evbuffer_add(scratchBuffer, $0.baseAddress, $0.count) }
         }
+        let connection = evhttp_request_get_connection(raw)
         evhttp_send_reply(raw, Int32(response.status), Self.reason(response.status), scratchBuffer)
         // NB: evhttp keeps the body for HEAD/204 out of the wire but leaves it in our buffer: clear it.
         evbuffer_drain(scratchBuffer, evbuffer_get_length(scratchBuffer))
+        awaitNextRequest(on: connection)
     }
 
     // MARK: Streams
@@ -361,6 +395,15 @@ public final class HTTPServer {
 
     func streamEnded(_ stream: ServerSentEventStream) {
         if streams[stream.connection] === stream { streams[stream.connection] = nil }
+        awaitNextRequest(on: stream.connection)
+    }
+
+    /// The connection (if still open and counted) waits for its next request head, with a deadline.
+    private func awaitNextRequest(on connection: OpaquePointer?) {
+        guard let connection, connections.contains(connection),
+            let bufferevent = evhttp_connection_get_bufferevent(connection)
+        else { return }
+        headDeadlines?.awaitNextRequest(on: bufferevent)
     }
 
     private func sendKeepalives() {
@@ -378,6 +421,20 @@ public final class HTTPServer {
         if evhttp_find_header(input, "Transfer-Encoding") != nil { return true }
         guard let length = evhttp_find_header(input, "Content-Length") else { return false }
         return String(cString: length) != "0"
+    }
+
+    /// Whether the request carries several `Content-Length` headers that differ.
+    private static func hasConflictingContentLengths(_ raw: OpaquePointer) -> Bool {
+        guard let input = evhttp_request_get_input_headers(raw), let first = evhttp_find_header(input, "Content-Length")
+        else { return false }
+        var entry = input.pointee.tqh_first
+        while let header = entry {
+            if strcasecmp(header.pointee.key, "Content-Length") == 0, strcmp(header.pointee.value, first) != 0 {
+                return true
+            }
+            entry = header.pointee.next.tqe_next
+        }
+        return false
     }
 
     private func makeRequestID(_ raw: OpaquePointer) -> String {

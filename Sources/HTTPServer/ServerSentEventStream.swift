@@ -25,6 +25,8 @@ public final class ServerSentEventStream {
     /// Whether the stream is gzip-encoded (the client sent `Accept-Encoding: gzip`).
     public let isCompressed: Bool
     private var encoder: GzipStreamEncoder?
+    /// A write was refused: every write asks for the drain callback until it comes.
+    private var drainWanted = false
     private weak var server: HTTPServer?
     /// The evhttp connection carrying the stream.
     let connection: OpaquePointer
@@ -66,8 +68,15 @@ public final class ServerSentEventStream {
         return write(segment: chunk.gzipSegment)
     }
 
-    /// Open and not backed up (checked before compressing anything).
-    private var canWrite: Bool { isOpen && pendingBytes <= maxPendingBytes }
+    /// Open and not backed up (checked before compressing anything); a refusal asks for the drain.
+    private var canWrite: Bool {
+        guard isOpen else { return false }
+        guard pendingBytes <= maxPendingBytes else {
+            drainWanted = true
+            return false
+        }
+        return true
+    }
 
     private func write(segment: GzipSegment) -> Bool {
         guard var encoder else { return false }
@@ -80,13 +89,18 @@ public final class ServerSentEventStream {
     private func write(_ rawBytes: UnsafeRawBufferPointer) -> Bool {
         guard isOpen, let server else { return false }
         let pending = pendingBytes
-        guard pending <= maxPendingBytes else { return false }
+        guard pending <= maxPendingBytes else {
+            drainWanted = true
+            return false
+        }
         let scratch = server.scratchBuffer
         evbuffer_add(scratch, rawBytes.baseAddress, rawBytes.count)
         // NB: measured: a drain callback on every write cost ~10% CPU per delivery in the fan-out benchmark.
         // Only writes that leave the connection more than half full ask to hear about the drain; a refused
         // write always follows such a write, so `onDrain` still fires once the slow reader catches up.
-        if pending + rawBytes.count > maxPendingBytes / 2 {
+        // NB: evhttp keeps one write callback per connection and a plain chunk clears it: once a write was
+        // refused, every write must ask again, or a keepalive in between would lose the reader's resync.
+        if drainWanted || pending + rawBytes.count > maxPendingBytes / 2 {
             let context = Unmanaged.passUnretained(self).toOpaque()
             evhttp_send_reply_chunk_with_cb(raw, scratch, { _, context in
                 guard let context else { return }
@@ -124,6 +138,7 @@ public final class ServerSentEventStream {
     }
 
     private func drained() {
+        drainWanted = false
         guard isOpen else { return }
         onDrain?()
     }
