@@ -59,6 +59,18 @@ let package = Package(
             dependencies: ["VMHost", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // Fuzzing (scripts/fuzz): request targets, routing, JSON and every command body. A plain build is a
+        // replayer of inputs given on the command line; built with `-sanitize=fuzzer -D VMHOST_FUZZ` it is a
+        // libFuzzer binary (CFuzzerDriver only declares libFuzzer's driver entry point).
+        .target(name: "CFuzzerDriver"),
+        .executableTarget(
+            name: "VMHostFuzz",
+            dependencies: [
+                "CFuzzerDriver", "EventLoop", "HTTPServer", "JSON", "Sessions", "VMHost",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // Test support: a small socket HTTP/SSE client that is not ours-on-the-server-side.
         .target(name: "VMHostTesting", dependencies: ["JSON"]),
 

@@ -63,22 +63,49 @@ public final class HTTPRequest {
     }
 
     /// The body parsed as JSON: `nil` when there is no body; throws `400 invalid_json` when it is not JSON.
+    ///
+    /// A key repeated within one object is `400 invalid_json` too: `{"text": "a", "text": "b"}` means "a" to
+    /// some parsers and "b" to others, so a proxy or client library could check one value while we act on
+    /// the other. Refusing it keeps one meaning for every accepted body.
     public func jsonBody() throws(HTTPError) -> JSONValue? {
         let buffer = evhttp_request_get_input_buffer(raw)
         let count = evbuffer_get_length(buffer)
         guard count > 0 else { return nil }
         // NB: pullup makes the body contiguous once, so the parser reads it in place without a copy.
         guard let start = evbuffer_pullup(buffer, -1) else { throw .invalidJSON("body unreadable") }
+        return try Self.decodeJSONBody(UnsafeBufferPointer(start: start, count: count))
+    }
+
+    /// The JSON body as an object (absent body → empty object); `400` unless it is an object.
+    public func jsonObjectBody() throws(HTTPError) -> JSONObject {
+        try Self.jsonObject(jsonBody())
+    }
+
+    // MARK: Body decoding (pure: the fuzz target calls these with arbitrary bytes)
+
+    /// What ``jsonBody()`` makes of `bytes`: nil when empty, the JSON value, or `400 invalid_json` (also for
+    /// a key repeated within one object).
+    package nonisolated static func decodeJSONBody(
+        _ bytes: UnsafeBufferPointer<UInt8>
+    ) throws(HTTPError) -> JSONValue? {
+        guard !bytes.isEmpty else { return nil }
         do {
-            return try JSONParser.parse(UnsafeBufferPointer(start: start, count: count))
+            return try JSONParser.parse(bytes, rejectingDuplicateKeys: true)
         } catch {
             throw .invalidJSON(error.description)
         }
     }
 
-    /// The JSON body as an object (absent body → empty object); `400` unless it is an object.
-    public func jsonObjectBody() throws(HTTPError) -> JSONObject {
-        guard let value = try jsonBody() else { return JSONObject() }
+    /// What ``jsonObjectBody()`` makes of `bytes`: an empty object when empty, the object, or `400 invalid_json`.
+    package nonisolated static func decodeJSONObjectBody(
+        _ bytes: UnsafeBufferPointer<UInt8>
+    ) throws(HTTPError) -> JSONObject {
+        try jsonObject(decodeJSONBody(bytes))
+    }
+
+    /// A decoded body as an object (none → empty object); `400 invalid_json` for any other value.
+    private nonisolated static func jsonObject(_ value: JSONValue?) throws(HTTPError) -> JSONObject {
+        guard let value else { return JSONObject() }
         guard let object = value.objectValue else {
             throw HTTPError(status: 400, code: "invalid_json", message: "request body must be a JSON object")
         }

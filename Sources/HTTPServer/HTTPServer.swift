@@ -456,7 +456,9 @@ public final class HTTPServer {
     }
 
     static func isJSON(_ contentType: String) -> Bool {
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
+        // NB: split on bytes: a combining mark after `;` would make one Character of the two (found by fuzzing
+        // the same pattern in the query parser).
+        let mediaType = contentType.utf8.split(separator: UInt8(ascii: ";"), maxSplits: 1).first.map { String(decoding: $0, as: UTF8.self) } ?? ""
         let trimmed = mediaType.trimmingHTTPWhitespace().lowercased()
         return trimmed == "application/json" || (trimmed.hasPrefix("application/") && trimmed.hasSuffix("+json"))
     }

@@ -4,13 +4,16 @@
 struct JSONReader {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
+    /// Whether a key repeated within one object is an error (otherwise the last value wins).
+    let rejectingDuplicateKeys: Bool
     var offset = 0
     /// Reused for strings containing escapes.
     var scratch: [UInt8] = []
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, rejectingDuplicateKeys: Bool) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.rejectingDuplicateKeys = rejectingDuplicateKeys
     }
 
     /// Parses the whole buffer as one value surrounded by optional whitespace.
@@ -85,7 +88,11 @@ struct JSONReader {
             skipWhitespace()
             guard offset < bytes.count else { throw endOfInput() }
             guard bytes[offset] == UInt8(ascii: "\"") else { throw unexpected(at: offset) }
+            let keyOffset = offset
             let key = try parseString()
+            if rejectingDuplicateKeys, object.index(forKey: key) != nil {
+                throw JSONParseError(offset: keyOffset, message: "duplicate key \(Self.quoted(key))")
+            }
             skipWhitespace()
             guard offset < bytes.count else { throw endOfInput() }
             guard bytes[offset] == UInt8(ascii: ":") else { throw unexpected(at: offset) }
@@ -141,6 +148,11 @@ struct JSONReader {
 
     func invalidUTF8(at position: Int) -> JSONParseError {
         JSONParseError(offset: position, message: "invalid UTF-8 byte \(Self.hex(bytes[position])) in string")
+    }
+
+    /// A key for an error message, in quotes and cut at 64 characters.
+    static func quoted(_ key: String) -> String {
+        key.count > 64 ? "'\(key.prefix(64))…'" : "'\(key)'"
     }
 
     static func hex(_ byte: UInt8) -> String {

@@ -1491,7 +1491,8 @@ enum OpenAPIDocument {
             "responses": {
               "BadRequest": {
                 "description": "`invalid_json` (the body is not a JSON object), `invalid_field` (a field is missing \#
-        or of the wrong type; the message names it) or `invalid_path` (a malformed percent escape in the path).",
+        or of the wrong type; the message names it) or `invalid_path` (a malformed percent escape, or bytes \#
+        that are not UTF-8, in the path or the query).",
                 "headers": {
                   "X-Request-ID": {
                     "$ref": "#/components/headers/X-Request-ID"

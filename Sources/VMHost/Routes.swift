@@ -73,22 +73,15 @@ struct Routes {
         }
         router.on(.post, "/v1/sessions/:id/search/text") { request in
             let session = try session(request)
-            let body = try request.jsonObjectBody()
-            guard let text = body["text"]?.stringValue else { throw HTTPError.invalidField("text", "must be a string") }
-            let autoSearch = try Self.optionalBool(body, "autoSearch") ?? false
-            session.search.setText(text, autoSearch: autoSearch)
+            let command = try SearchTextCommand(body: request.jsonObjectBody())
+            session.search.setText(command.text, autoSearch: command.autoSearch)
             return .response(.json(bytes: session.searchChannel.stateBytes))
         }
         router.on(.post, "/v1/sessions/:id/search/execute") { request in
             let session = try session(request)
-            let body = try request.jsonObjectBody()
-            var text: String?
-            if let value = body["text"], !value.isNull {
-                guard let string = value.stringValue else { throw HTTPError.invalidField("text", "must be a string") }
-                text = string
-            }
+            let command = try SearchExecuteCommand(body: request.jsonObjectBody())
             do throws(CommandDisabled) {
-                try session.search.execute(text: text)
+                try session.search.execute(text: command.text)
             } catch {
                 throw Self.commandDisabled(error)
             }
@@ -112,30 +105,10 @@ struct Routes {
         }
         router.on(.post, "/v1/sessions/:id/search/visible") { request in
             let session = try session(request)
-            let body = try request.jsonObjectBody()
-            guard let list = body["photoIds"]?.arrayValue else {
-                throw HTTPError.invalidField("photoIds", "must be an array of strings")
-            }
-            guard list.count <= Self.maxVisiblePhotos else {
-                throw HTTPError.invalidField("photoIds", "may list at most \(Self.maxVisiblePhotos) photos")
-            }
-            var ids: [String] = []
-            for entry in list {
-                guard let id = entry.stringValue else { throw HTTPError.invalidField("photoIds", "must be an array of strings") }
-                ids.append(id)
-            }
-            session.search.visible(ids)
+            let command = try SearchVisibleCommand(body: request.jsonObjectBody())
+            session.search.visible(command.photoIds)
             return accepted(request, channel: session.searchChannel) { await session.search.waitUntilMetadataLoaded() }
         }
-    }
-
-    /// The most photo ids one `visible` command may list.
-    static let maxVisiblePhotos = 500
-
-    static func optionalBool(_ body: JSONObject, _ field: String) throws(HTTPError) -> Bool? {
-        guard let value = body[field], !value.isNull else { return nil }
-        guard let bool = value.boolValue else { throw HTTPError.invalidField(field, "must be a boolean") }
-        return bool
     }
 
     // MARK: Products
@@ -229,11 +202,7 @@ struct Routes {
 
     /// `?format=snapshot` or the default, patches.
     static func streamFormat(_ request: HTTPRequest) throws(HTTPError) -> StreamFormat {
-        switch request.query["format"] {
-        case nil, "patch", "patches": return .patches
-        case "snapshot", "snapshots": return .snapshots
-        case let other?: throw .invalidField("format", "must be 'snapshot' or omitted, not '\(other)'")
-        }
+        try StreamFormat(query: request.query["format"])
     }
 
     /// The `Last-Event-ID` header, or the `lastEventId` query parameter.
@@ -251,13 +220,23 @@ struct Routes {
 }
 
 /// Parses `Prefer: wait=N` (RFC 7240), capped at 30 seconds.
-enum PreferWait {
-    static func seconds(in header: String?) -> Int? {
+///
+/// N is delta-seconds, only digits: `-0`, `+5`, `1.5` or `1e3` are not understood, so the preference is
+/// ignored (202 at once). Digits too many for an `Int` are still a valid, very long wait: the cap.
+package enum PreferWait {
+    /// The wait asked for by a `Prefer` header value, in `0...30` seconds; nil when it asks for none.
+    package static func seconds(in header: String?) -> Int? {
         guard let header else { return nil }
-        for preference in header.split(separator: ",") {
-            let parts = preference.split(separator: "=", maxSplits: 1).map { $0.trimmingHTTPWhitespace() }
-            if parts.count == 2, parts[0].lowercased() == "wait", let seconds = Int(parts[1]), seconds >= 0 {
-                return min(seconds, 30)
+        // NB: split on the bytes, not on `Character`s: a `,` or `=` next to a combining or prepended mark
+        // (`x\u{600},wait=5`) is part of one grapheme, yet still a delimiter (found by the fuzzer, scripts/fuzz).
+        for preference in header.utf8.split(separator: UInt8(ascii: ",")) {
+            let parts = preference.split(separator: UInt8(ascii: "="), maxSplits: 1).map {
+                header[$0.startIndex..<$0.endIndex].trimmingHTTPWhitespace()
+            }
+            if parts.count == 2, parts[0].lowercased() == "wait", !parts[1].isEmpty,
+                parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+            {
+                return min(Int(parts[1]) ?? 30, 30)
             }
         }
         return nil

@@ -70,14 +70,7 @@ public final class VMHostApplication {
         }
         upstreams.configureURLs(fakeBaseURL: fakeUpstream?.baseURL ?? "")
 
-        var router = Router()
-        Routes(
-            sessions: sessions, metrics: metrics, idleTimeoutSeconds: configuration.sessionIdleTimeoutSeconds,
-            serverLoad: { [weak self] in
-                (self?.server?.openStreamCount ?? 0, self?.server?.openConnectionCount ?? 0)
-            }
-        )
-        .register(on: &router)
+        let router = makeRouter()
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: configuration.host, port: configuration.port, maxBodySize: configuration.maxBodyBytes,
@@ -98,6 +91,20 @@ public final class VMHostApplication {
             metadata: ["address": "\(configuration.host):\(port)", "products": "\(upstreams.productsBaseURL)"]
         )
         return port
+    }
+
+    /// The route table of the HTTP API with its handlers, as ``start()`` serves it. Building it starts
+    /// nothing, so the fuzz target (`Sources/VMHostFuzz`) matches paths against exactly the server's routes.
+    package func makeRouter() -> Router {
+        var router = Router()
+        Routes(
+            sessions: sessions, metrics: metrics, idleTimeoutSeconds: configuration.sessionIdleTimeoutSeconds,
+            serverLoad: { [weak self] in
+                (self?.server?.openStreamCount ?? 0, self?.server?.openConnectionCount ?? 0)
+            }
+        )
+        .register(on: &router)
+        return router
     }
 
     /// Graceful shutdown: stop accepting, end every stream, cancel upstream work, flush, close.

@@ -54,6 +54,13 @@ public final class TestSocket {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
+    /// Changes `SO_RCVBUF` of the open connection: a client that stalled with a tiny buffer can catch up at
+    /// full speed (the window scale was fixed at connect time from the system maximum, so larger windows work).
+    public func setReceiveBufferSize(_ bytes: Int) {
+        var size = Int32(clamping: bytes)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Writes all bytes.
     public func write(_ bytes: [UInt8]) throws {
         var offset = 0

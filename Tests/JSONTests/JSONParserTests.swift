@@ -141,6 +141,29 @@ struct InvalidInput: Sendable, CustomTestStringConvertible {
         #expect(value["b"] == 2)
     }
 
+    @Test func duplicateKeysCanBeRejected() throws {
+        func strictError(_ text: String) -> JSONParseError? {
+            do {
+                _ = try JSONParser.parse(Array(text.utf8), rejectingDuplicateKeys: true)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(strictError(#"{"a":1,"b":2,"a":3}"#) == JSONParseError(offset: 13, message: "duplicate key 'a'"))
+        // Equal after escape decoding is the same key.
+        #expect(strictError(#"{"a":1,"\u0061":2}"#) == JSONParseError(offset: 7, message: "duplicate key 'a'"))
+        #expect(strictError(#"[{"x":{"k":1,"k":1}}]"#)?.message == "duplicate key 'k'")
+        // Past the size where objects index their keys.
+        let many = (0..<40).map { #""k\#($0)":\#($0)"# }.joined(separator: ",")
+        #expect(strictError("{\(many),\"k39\":0}")?.message == "duplicate key 'k39'")
+        let long = String(repeating: "x", count: 100)
+        #expect(strictError(#"{"\#(long)":1,"\#(long)":2}"#)?.message == "duplicate key '\(long.prefix(64))…'")
+        // The same key in different objects, and keys differing only in case, are not duplicates.
+        #expect(strictError(#"{"a":{"a":1},"b":[{"a":1},{"a":2}],"A":0}"#) == nil)
+        #expect(strictError("{\(many)}") == nil)
+    }
+
     @Test(arguments: [
         InvalidInput("", "unexpected end of input", at: 0),
         InvalidInput("   ", "unexpected end of input", at: 3),

@@ -17,16 +17,27 @@ struct ExecutableTests {
         return path + "/.build/debug/vmhost"
     }
 
+    /// Starts vmhost on a port it picks itself (`--port 0`, so no other test can take it first) and reads
+    /// the port from its `vmhost listening` log line.
+    static func startVMHost(_ arguments: [String]) async throws -> (SpawnedProcess, Int) {
+        let log = "/tmp/vmhost-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
+        defer { unlink(log) }
+        let process = try SpawnedProcess(binary, ["--port", "0", "--log-level", "info"] + arguments, standardError: log)
+        for _ in 0..<200 {
+            let prefix = "address=127.0.0.1:"
+            let words = ((try? String(contentsOfLog: log)) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" })
+            if let word = words.first(where: { $0.hasPrefix(prefix) }), let port = Int(word.dropFirst(prefix.count)) {
+                return (process, port)
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        process.signal(SIGKILL)
+        throw TestClientError("vmhost did not start listening")
+    }
+
     @Test(.enabled(if: access(ExecutableTests.binary, X_OK) == 0))
     func sigtermEndsStreamsAndExitsZeroWithinFiveSeconds() async throws {
-        let port = try TestListener.closedPort()
-        let process = try SpawnedProcess(Self.binary, ["--port", "\(port)", "--log-level", "warning"])
-        var ready = false
-        for _ in 0..<100 where !ready {
-            ready = (try? TestSocket(port: port)) != nil
-            if !ready { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        try #require(ready, "vmhost did not start listening")
+        let (process, port) = try await Self.startVMHost([])
         let client = TestHTTPClient(port: port)
         let id = try #require(try await client.post("/v1/sessions").json?["id"]?.stringValue)
         let stream = try await TestEventStream(port: port, path: "/v1/sessions/\(id)/products/events")
@@ -55,20 +66,9 @@ struct ExecutableTests {
     func sigtermWithAThousandStreamsAndSearchesInFlight() async throws {
         // A Flickr upstream that accepts connections and never answers: every search hangs until aborted.
         let hangingFlickr = try TestListener()
-        let port = try TestListener.closedPort()
-        let process = try SpawnedProcess(
-            Self.binary,
-            [
-                "--port", "\(port)", "--log-level", "warning",
-                "--flickr-url", "http://127.0.0.1:\(hangingFlickr.port)/services/rest/",
-            ]
+        let (process, port) = try await Self.startVMHost(
+            ["--flickr-url", "http://127.0.0.1:\(hangingFlickr.port)/services/rest/"]
         )
-        var ready = false
-        for _ in 0..<100 where !ready {
-            ready = (try? TestSocket(port: port)) != nil
-            if !ready { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        try #require(ready, "vmhost did not start listening")
 
         let sessionCount = 50
         let streamsPerSession = 20
@@ -158,11 +158,18 @@ struct ExecutableTests {
 final class SpawnedProcess: @unchecked Sendable {
     let pid: pid_t
 
-    init(_ path: String, _ arguments: [String]) throws {
+    /// Starts `path`; with `standardError`, its standard error goes to that file.
+    init(_ path: String, _ arguments: [String], standardError: String? = nil) throws {
         var pid = pid_t()
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let result = posix_spawn(&pid, path, nil, nil, argv, environ)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let standardError {
+            posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        }
+        let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
         guard result == 0 else { throw TestClientError("posix_spawn failed: \(result)") }
         self.pid = pid
     }
@@ -175,5 +182,21 @@ final class SpawnedProcess: @unchecked Sendable {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+}
+
+extension String {
+    /// The whole file as text (a log being written by another process).
+    init(contentsOfLog path: String) throws {
+        guard let file = fopen(path, "rb") else { throw TestClientError("cannot open \(path)") }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        self = String(decoding: bytes, as: UTF8.self)
     }
 }
