@@ -3,10 +3,10 @@
 
 Usage: soak.py VMHOST_PORT FAKE_BASE_URL VMHOST_PID DURATION_SECONDS [USERS]
 
-Each simulated user loops: create a session, open its multiplexed stream (read in the background, closed
-abruptly now and then), type and search, page, load photo metadata, refresh and page products, cancel,
-and delete the session. A fault injector turns on a fault of the fake upstream (500, 429, malformed,
-business, slow) for a few requests every 20 s. Standard library only; talks to 127.0.0.1 only.
+Each simulated user loops: create a session, open its multiplexed stream (half of them gzip-encoded; read
+and decoded in the background, closed abruptly now and then), type and search, page, load photo metadata,
+refresh and page products, cancel, and delete the session. A fault injector turns on a fault of the fake
+upstream (500, 429, malformed, business, slow) for a few requests every 20 s. Standard library only; talks to 127.0.0.1 only.
 """
 import asyncio
 import json
@@ -14,9 +14,10 @@ import random
 import sys
 import time
 import urllib.request
+import zlib
 
 PORT = 0
-stats = {"requests": 0, "errors": 0, "unexpected": {}, "sessions": 0, "streams": 0, "events": 0}
+stats = {"requests": 0, "errors": 0, "unexpected": {}, "sessions": 0, "streams": 0, "gzip_streams": 0, "events": 0}
 
 
 async def request(method, path, body=None, headers=None, expect=(200, 201, 202, 204, 409)):
@@ -44,18 +45,59 @@ async def request(method, path, body=None, headers=None, expect=(200, 201, 202, 
     return status, body_bytes
 
 
-async def read_stream(session, lifetime):
+def dechunk(buffer):
+    """Splits complete HTTP chunks off `buffer` (after the head): (payloads, rest)."""
+    payloads = []
+    while True:
+        line_end = buffer.find(b"\r\n")
+        if line_end < 0:
+            return payloads, buffer
+        size = int(buffer[:line_end].split(b";")[0] or b"0", 16)
+        if len(buffer) < line_end + 2 + size + 2:
+            return payloads, buffer
+        payloads.append(buffer[line_end + 2:line_end + 2 + size])
+        buffer = buffer[line_end + 2 + size + 2:]
+
+
+async def read_stream(session, lifetime, compressed):
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", PORT)
-        writer.write(f"GET /v1/sessions/{session}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        encoding = "Accept-Encoding: gzip\r\n" if compressed else ""
+        writer.write(f"GET /v1/sessions/{session}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n{encoding}\r\n".encode())
         await writer.drain()
         stats["streams"] += 1
+        if compressed:
+            stats["gzip_streams"] += 1
         deadline = time.monotonic() + lifetime
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        head_done = not compressed
+        buffer = b""
         while time.monotonic() < deadline:
             chunk = await asyncio.wait_for(reader.read(65536), timeout=max(0.1, deadline - time.monotonic()))
             if not chunk:
                 return
-            stats["events"] += chunk.count(b"\nevent: ")
+            if not compressed:
+                stats["events"] += chunk.count(b"\nevent: ")
+                continue
+            buffer += chunk
+            if not head_done:
+                head, separator, buffer = buffer.partition(b"\r\n\r\n")
+                if not separator:
+                    buffer = head
+                    continue
+                head_done = True
+                if b"content-encoding: gzip" not in head.lower():
+                    stats["errors"] += 1
+                    stats["unexpected"]["gzip stream without Content-Encoding"] = 1
+                    return
+            payloads, buffer = dechunk(buffer)
+            for payload in payloads:
+                try:
+                    stats["events"] += inflater.decompress(payload).count(b"\nevent: ")
+                except zlib.error:
+                    stats["errors"] += 1
+                    stats["unexpected"]["corrupt gzip stream"] = stats["unexpected"].get("corrupt gzip stream", 0) + 1
+                    return
     except (asyncio.TimeoutError, ConnectionError, OSError):
         pass
     finally:
@@ -74,7 +116,7 @@ async def user(rng, stop_at):
             continue
         session = json.loads(body)["id"]
         stats["sessions"] += 1
-        stream = asyncio.create_task(read_stream(session, rng.uniform(1, 8)))
+        stream = asyncio.create_task(read_stream(session, rng.uniform(1, 8), rng.random() < 0.5))
         base = f"/v1/sessions/{session}"
         for _ in range(rng.randint(3, 12)):
             action = rng.random()
@@ -153,7 +195,7 @@ async def main():
     print(f"errors: {stats['errors']}")
     for key, count in sorted(stats["unexpected"].items()):
         print(f"  unexpected {key}: {count}")
-    print(f"sessions: {stats['sessions']} streams: {stats['streams']} events: {stats['events']}")
+    print(f"sessions: {stats['sessions']} streams: {stats['streams']} (gzip: {stats['gzip_streams']}) events: {stats['events']}")
     with urllib.request.urlopen(f"http://127.0.0.1:{PORT}/metrics") as answer:
         for line in answer.read().decode().splitlines():
             if line.startswith(("vmhost_sessions", "vmhost_open_streams", "vmhost_upstream_requests_total",
