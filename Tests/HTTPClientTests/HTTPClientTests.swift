@@ -86,7 +86,7 @@ struct HTTPClientTests {
             if case .timedOut = error as? HTTPClientError { return true }
             return false
         }
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(ContinuousClock.now - started < .seconds(4), "the timeout, not the 5 s answer")
         await local.server.shutdown()
     }
 
@@ -108,25 +108,26 @@ struct HTTPClientTests {
     @Test func cancellationAbortsTheTransferAndClosesTheConnection() async throws {
         let listener = try TestListener()
         let client = HTTPClient()
+        // NB: a 60 s request timeout, so a close seen within 5 s can only be the abort.
         let task = Task { @LoopActor in
-            try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/never"))
+            try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/never", timeout: .seconds(60)))
         }
-        // The upstream side runs on another thread: accept, read the request, then wait for the close.
-        let sawClose = Task.detached { () throws -> (String, Bool) in
-            let connection = try listener.accept()
-            let head = try connection.readRequestHead()
-            return (head, connection.waitForPeerClose(timeoutSeconds: 5))
+        // The upstream side blocks on a thread of its own: accept, read the request, then wait for the close.
+        let sawClose = Task {
+            try await offPool { () throws -> (String, Bool) in
+                let connection = try listener.accept()
+                let head = try connection.readRequestHead()
+                return (head, connection.waitForPeerClose(timeoutSeconds: 5))
+            }
         }
         for _ in 0..<1000 where client.activeTransfers == 0 { try await LoopClock().sleep(for: .milliseconds(2)) }
         try #require(client.activeTransfers > 0)
         try await Task.sleep(for: .milliseconds(200))
-        let started = ContinuousClock.now
         task.cancel()
         await #expect(throws: HTTPClientError.cancelled) { try await task.value }
         let (head, closed) = try await sawClose.value
         #expect(head.hasPrefix("GET /never HTTP/1.1"))
         #expect(closed, "the upstream saw its connection close")
-        #expect(ContinuousClock.now - started < .seconds(2))
         #expect(client.activeTransfers == 0)
     }
 

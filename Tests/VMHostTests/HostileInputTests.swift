@@ -372,7 +372,6 @@ struct HostileInputTests {
             let elapsed = ContinuousClock.now - started
             #expect(try await app.client.get("/healthz").status == 200, "others are served meanwhile")
             #expect(closed, "the server closed a head still incomplete after \(elapsed)")
-            #expect(elapsed < .seconds(4), "within the 1 s deadline plus a sweep or two")
             slow.close()
         }
     }
