@@ -428,10 +428,14 @@ struct HostileInputTests {
             let changesTook = ContinuousClock.now - started
             let growth = max(peak, after) - before
             let bound = streamCount * 2 * (maxPending + textBytes + 256) + 64 * 1024 * 1024
-            #expect(
-                growth < bound,
-                "RSS grew \(growth / 1024) KiB during \(changeCount) changes in \(changesTook) (bound \(bound / 1024) KiB)"
-            )
+            // NB: AddressSanitizer's allocator quarantines freed memory and pads every allocation, so RSS says
+            // nothing about the server's own bound there (it grew ~95 MiB); the resync checks below still run.
+            if !Self.underAddressSanitizer {
+                #expect(
+                    growth < bound,
+                    "RSS grew \(growth / 1024) KiB during \(changeCount) changes in \(changesTook) (bound \(bound / 1024) KiB)"
+                )
+            }
 
             let target = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
             let targetVersion = try #require(target["version"]?.intValue)
@@ -502,6 +506,9 @@ struct HostileInputTests {
     }
 
     // MARK: Process facts
+
+    /// Whether this process runs with AddressSanitizer's runtime (`swift test --sanitize=address`).
+    static let underAddressSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
 
     /// This process's resident set size (the server runs in it), from /proc/self/status.
     static func residentBytes() -> Int? {
