@@ -198,8 +198,8 @@ async def main():
     print(f"sessions: {stats['sessions']} streams: {stats['streams']} (gzip: {stats['gzip_streams']}) events: {stats['events']}")
     with urllib.request.urlopen(f"http://127.0.0.1:{PORT}/metrics") as answer:
         for line in answer.read().decode().splitlines():
-            if line.startswith(("vmhost_sessions", "vmhost_open_streams", "vmhost_upstream_requests_total",
-                                "vmhost_upstream_cache_total")):
+            if line.startswith(("vmhost_sessions", "vmhost_open_streams", "vmhost_open_connections",
+                                "vmhost_upstream_requests_total", "vmhost_upstream_cache_total")):
                 print("metrics " + line)
 
 
