@@ -302,6 +302,20 @@ enum OpenAPIDocument {
                           "type": "string",
                           "const": "no"
                         }
+                      },
+                      "Content-Encoding": {
+                        "description": "`gzip` when the request's `Accept-Encoding` admits it: every event is \#
+        flushed as it is written, so it decodes as it arrives.",
+                        "schema": {
+                          "type": "string",
+                          "const": "gzip"
+                        }
+                      },
+                      "Vary": {
+                        "schema": {
+                          "type": "string",
+                          "const": "Accept-Encoding"
+                        }
                       }
                     },
                     "content": {
@@ -395,6 +409,20 @@ enum OpenAPIDocument {
                         "schema": {
                           "type": "string",
                           "const": "no"
+                        }
+                      },
+                      "Content-Encoding": {
+                        "description": "`gzip` when the request's `Accept-Encoding` admits it: every event is \#
+        flushed as it is written, so it decodes as it arrives.",
+                        "schema": {
+                          "type": "string",
+                          "const": "gzip"
+                        }
+                      },
+                      "Vary": {
+                        "schema": {
+                          "type": "string",
+                          "const": "Accept-Encoding"
                         }
                       }
                     },
@@ -731,6 +759,20 @@ enum OpenAPIDocument {
                         "schema": {
                           "type": "string",
                           "const": "no"
+                        }
+                      },
+                      "Content-Encoding": {
+                        "description": "`gzip` when the request's `Accept-Encoding` admits it: every event is \#
+        flushed as it is written, so it decodes as it arrives.",
+                        "schema": {
+                          "type": "string",
+                          "const": "gzip"
+                        }
+                      },
+                      "Vary": {
+                        "schema": {
+                          "type": "string",
+                          "const": "Accept-Encoding"
                         }
                       }
                     },
@@ -1732,7 +1774,8 @@ enum OpenAPIDocument {
                 }
               },
               "Overloaded": {
-                "description": "`overloaded`: the server sheds load; try again later.",
+                "description": "`overloaded`: the server sheds load (e.g. a request on a connection past the \#
+        connection limit, answered with `Retry-After` and a close); try again later.",
                 "headers": {
                   "X-Request-ID": {
                     "$ref": "#/components/headers/X-Request-ID"
