@@ -88,10 +88,20 @@ struct SearchAPITests {
     @Test func autoSearchDebouncesOverHTTP() async throws {
         try await withApp { app in
             let id = try await app.createSession()
-            for text in ["s", "su", "sun", "suns", "sunse", "sunset"] {
-                _ = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": .string(text), "autoSearch": true])
-            }
+            // NB: six quick keystrokes as one pipelined write, so they arrive well within the 300 ms debounce
+            // even on a slow runner (under ThreadSanitizer, six sequential round trips can take longer).
             let before = await app.upstreamRequests("flickr.photos.search")
+            let keystrokes = try await RawConnection.open(port: app.port)
+            var pipelined: [UInt8] = []
+            for text in ["s", "su", "sun", "suns", "sunse", "sunset"] {
+                let body = (["text": .string(text), "autoSearch": true] as JSONValue).serializedBytes
+                pipelined += Array(
+                    "POST /v1/sessions/\(id)/search/text HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8
+                ) + body
+            }
+            try await keystrokes.send(pipelined)
+            for _ in 0..<6 { #expect(try await keystrokes.response(method: "POST").status == 200) }
+            keystrokes.close()
             #expect(try await eventually {
                 try await app.client.get("/v1/sessions/\(id)/search").json?["results"]?["status"] == "loaded"
             })
@@ -123,7 +133,9 @@ struct SearchAPITests {
 
     @Test func tenSessionsSearchingTheSameTextCauseOneUpstreamRequest() async throws {
         try await withApp { app in
-            await app.setUpstream(FakeUpstreamBehavior(latency: .milliseconds(300)))
+            // NB: a 2 s upstream latency keeps the first search in flight while the other nine commands
+            // arrive, even on a slow runner: they share it rather than finding it cached.
+            await app.setUpstream(FakeUpstreamBehavior(latency: .seconds(2)))
             var ids: [String] = []
             for _ in 0..<10 { ids.append(try await app.createSession()) }
             for id in ids {
