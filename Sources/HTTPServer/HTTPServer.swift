@@ -220,7 +220,7 @@ public final class HTTPServer {
             report(route: "unmatched", method: method, status: 503, requestID: requestID, started: started)
             return
         }
-        guard let components = URIComponents(target: String(cString: uri)) else {
+        guard let components = URIComponents(target: Self.originForm(String(cString: uri))) else {
             let error = HTTPError(status: 400, code: "invalid_path", message: "malformed request path")
             send(error.response, raw: raw, requestID: requestID, method: method)
             report(route: "unmatched", method: method, status: 400, requestID: requestID, started: started)
@@ -421,6 +421,23 @@ public final class HTTPServer {
         if evhttp_find_header(input, "Transfer-Encoding") != nil { return true }
         guard let length = evhttp_find_header(input, "Content-Length") else { return false }
         return String(cString: length) != "0"
+    }
+
+    /// The origin form (`/path?query`) of a request target; an absolute-form target (`http://host/path`,
+    /// which RFC 9112 §3.2.2 says a server must accept) loses its scheme and authority.
+    static func originForm(_ target: String) -> String {
+        guard target.utf8.first != UInt8(ascii: "/") else { return target }
+        let utf8 = target.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return target }
+        let scheme = String(decoding: utf8[..<colon], as: UTF8.self).lowercased()
+        let rest = utf8[utf8.index(after: colon)...]
+        guard scheme == "http" || scheme == "https", rest.starts(with: "//".utf8) else { return target }
+        let authority = rest.dropFirst(2)
+        guard let end = authority.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else {
+            return "/"
+        }
+        let tail = String(decoding: utf8[end...], as: UTF8.self)
+        return utf8[end] == UInt8(ascii: "/") ? tail : "/" + tail
     }
 
     /// Whether the request carries several `Content-Length` headers that differ.

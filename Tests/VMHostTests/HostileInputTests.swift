@@ -116,6 +116,9 @@ struct HostileInputTests {
             target: bytes("/v1/%73essions"), status: 201, code: nil
         ),
         .get("percent-encoded letters in a view model path", "/v1/sessions/{id}/%73earch", 200, nil),
+        .get("an absolute-form target (RFC 9112 §3.2.2)", "http://127.0.0.1/v1/sessions/{id}/search", 200, nil),
+        .get("an absolute-form target with a port and a query", "HTTP://127.0.0.1:1/v1/sessions/{id}/search?x=%41", 200, nil),
+        .get("an absolute-form target of another scheme", "ftp://127.0.0.1/v1/sessions/{id}/search", 400, "invalid_path"),
         .get("an encoded NUL makes another path", "/healthz%00", 404, "not_found"),
         .get("an encoded NUL after the session id", "/v1/sessions/{id}%00", 404, "session_not_found"),
         .get("percent-encoded invalid UTF-8 in the path", "/v1/sessions/%C3%28", 400, "invalid_path"),
