@@ -359,22 +359,30 @@ struct HostileInputTests {
     /// within the idle timeout. The idle timeout is a read timeout (evhttp restarts it on every read), so the
     /// head must also have a deadline of its own: HTTPServer's `RequestHeadDeadlines`, from accept and from
     /// each response.
-    @Test func slowlorisHeadIsClosedByAHeadDeadline() async throws {
+    @Test(arguments: [
+        ("a head", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n", "X-Drip-{n}: y\r\n"),
+        (
+            "a body", "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n",
+            " "
+        ),
+    ])
+    func slowlorisRequestIsClosedByItsDeadline(what: String, start: String, drip: String) async throws {
         try await withApp({ $0.httpIdleTimeoutSeconds = 1 }) { app in
             let slow = try await RawConnection.open(port: app.port)
-            try await slow.send(bytes("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"))
+            try await slow.send(bytes(start))
             let started = ContinuousClock.now
             var closed = false
             var line = 0
-            // One header line every 400 ms (well within the 1 s timeout) for at most 6 s.
+            // A few bytes every 400 ms (well within the 1 s read timeout) for at most 6 s.
             while !closed, ContinuousClock.now - started < .seconds(6) {
-                if (try? await slow.send(bytes("X-Drip-\(line): y\r\n"))) == nil { closed = true; break }
+                let piece = drip.replacingOccurrences(ofNumberPlaceholder: line)
+                if (try? await slow.send(bytes(piece))) == nil { closed = true; break }
                 line += 1
                 closed = await slow.closedByPeer(within: .milliseconds(400))
             }
             let elapsed = ContinuousClock.now - started
             #expect(try await app.client.get("/healthz").status == 200, "others are served meanwhile")
-            #expect(closed, "the server closed a head still incomplete after \(elapsed)")
+            #expect(closed, "the server closed \(what) still incomplete after \(elapsed)")
             slow.close()
         }
     }
@@ -878,5 +886,12 @@ struct RawEventReader {
             }
             return nil
         }
+    }
+}
+
+extension String {
+    /// The text with `{n}` replaced by `number` (no Foundation here).
+    func replacingOccurrences(ofNumberPlaceholder number: Int) -> String {
+        split(separator: "{n}", omittingEmptySubsequences: false).joined(separator: "\(number)")
     }
 }
