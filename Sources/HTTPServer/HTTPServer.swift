@@ -41,6 +41,8 @@ public final class HTTPServer {
     /// Connections that have sent a request and are still open (for the connection limit); evhttp calls
     /// back when each closes.
     private var connections: Set<OpaquePointer> = []
+    /// Connections answered `503 overloaded`, until they close.
+    private var refusedConnections: Set<OpaquePointer> = []
     /// Deadlines for request heads (slowloris); created in ``start()``.
     private var headDeadlines: RequestHeadDeadlines?
     /// Open event streams by their connection (a connection carries at most one stream at a time).
@@ -68,7 +70,7 @@ public final class HTTPServer {
 
     isolated deinit {
         // NB: evhttp_free runs the close callbacks, which must not reach a server being deinitialised.
-        for connection in connections { evhttp_connection_set_closecb(connection, nil, nil) }
+        for connection in connections.union(refusedConnections) { evhttp_connection_set_closecb(connection, nil, nil) }
         if let http { evhttp_free(http) }
         headDeadlines?.releaseAll()
         evbuffer_free(scratchBuffer)
@@ -265,26 +267,33 @@ public final class HTTPServer {
             }
             return true
         }
+        // NB: a refused connection is closed after its 503; the close callback lets its socket go at once.
+        setCloseCallback(on: connection)
         guard connections.count < configuration.maxConnections else {
             refusedConnectionCount += 1
+            refusedConnections.insert(connection)
             return false
         }
         connections.insert(connection)
         if let bufferevent = evhttp_connection_get_bufferevent(connection) {
             headDeadlines?.requestArrived(on: bufferevent)
         }
+        return true
+    }
+
+    private func setCloseCallback(on connection: OpaquePointer) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         evhttp_connection_set_closecb(connection, { connection, context in
             guard let connection, let context else { return }
             let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
             LoopActor.assumeIsolated { server.connectionClosed(connection) }
         }, context)
-        return true
     }
 
     /// evhttp is closing a counted connection; a stream on it ends.
     private func connectionClosed(_ connection: OpaquePointer) {
         connections.remove(connection)
+        refusedConnections.remove(connection)
         if let bufferevent = evhttp_connection_get_bufferevent(connection) {
             headDeadlines?.connectionClosed(bufferevent)
         }

@@ -32,10 +32,14 @@ final class RequestHeadDeadlines {
         self.timeout = timeout
     }
 
-    /// Starts the periodic sweep (a quarter of the timeout, at most every second).
+    /// Starts the periodic sweep (every 250 ms, or a quarter of a shorter timeout).
+    ///
+    /// NB: the sweep also lets go of connections evhttp closed on its own (a malformed head), whose sockets
+    /// close only then: a short period keeps a flood of those from holding descriptors. Checking 10,000 open
+    /// connections takes well under a millisecond.
     func start() {
         let timer = LoopTimer(repeats: true) { [weak self] in self?.sweep() }
-        timer.schedule(after: min(.seconds(1), timeout / 4))
+        timer.schedule(after: min(.milliseconds(250), timeout / 4))
         sweeper = timer
     }
 
