@@ -304,18 +304,10 @@ enum OpenAPIDocument {
                         }
                       },
                       "Content-Encoding": {
-                        "description": "`gzip` when the request's `Accept-Encoding` admits it: every event is \#
-        flushed as it is written, so it decodes as it arrives.",
-                        "schema": {
-                          "type": "string",
-                          "const": "gzip"
-                        }
+                        "$ref": "#/components/headers/StreamContentEncoding"
                       },
                       "Vary": {
-                        "schema": {
-                          "type": "string",
-                          "const": "Accept-Encoding"
-                        }
+                        "$ref": "#/components/headers/VaryAcceptEncoding"
                       }
                     },
                     "content": {
@@ -412,18 +404,10 @@ enum OpenAPIDocument {
                         }
                       },
                       "Content-Encoding": {
-                        "description": "`gzip` when the request's `Accept-Encoding` admits it: every event is \#
-        flushed as it is written, so it decodes as it arrives.",
-                        "schema": {
-                          "type": "string",
-                          "const": "gzip"
-                        }
+                        "$ref": "#/components/headers/StreamContentEncoding"
                       },
                       "Vary": {
-                        "schema": {
-                          "type": "string",
-                          "const": "Accept-Encoding"
-                        }
+                        "$ref": "#/components/headers/VaryAcceptEncoding"
                       }
                     },
                     "content": {
@@ -762,18 +746,10 @@ enum OpenAPIDocument {
                         }
                       },
                       "Content-Encoding": {
-                        "description": "`gzip` when the request's `Accept-Encoding` admits it: every event is \#
-        flushed as it is written, so it decodes as it arrives.",
-                        "schema": {
-                          "type": "string",
-                          "const": "gzip"
-                        }
+                        "$ref": "#/components/headers/StreamContentEncoding"
                       },
                       "Vary": {
-                        "schema": {
-                          "type": "string",
-                          "const": "Accept-Encoding"
-                        }
+                        "$ref": "#/components/headers/VaryAcceptEncoding"
                       }
                     },
                     "content": {
@@ -1516,6 +1492,20 @@ enum OpenAPIDocument {
               }
             },
             "headers": {
+              "StreamContentEncoding": {
+                "description": "`gzip` when the request's `Accept-Encoding` admits it: every event is flushed as \#
+        it is written, so it decodes as it arrives.",
+                "schema": {
+                  "type": "string",
+                  "const": "gzip"
+                }
+              },
+              "VaryAcceptEncoding": {
+                "schema": {
+                  "type": "string",
+                  "const": "Accept-Encoding"
+                }
+              },
               "X-Request-ID": {
                 "description": "The request's id in the server's logs: the client's own `X-Request-ID` when it sent a \#
         valid one (1-64 characters of `A-Za-z0-9-_.`), else a generated one. On every response.",
