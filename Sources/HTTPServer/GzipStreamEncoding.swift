@@ -36,20 +36,16 @@ struct GzipStreamEncoder {
     private var length: UInt32 = 0
 
     /// Gzip member header: magic, deflate, no flags, no mtime, no extra flags, OS unknown.
-    private static let header: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF]
+    static let header: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF]
 
-    /// The bytes to write for `segment` (with the header in front of the first one).
-    mutating func frame(_ segment: GzipSegment) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(segment.deflated.count + Self.header.count)
-        if !started {
-            started = true
-            bytes += Self.header
-        }
-        bytes += segment.deflated
+    /// Counts `segment` into the trailer; returns what goes in front of its deflate bytes (the member
+    /// header before the first segment, else nothing).
+    mutating func record(_ segment: GzipSegment) -> [UInt8] {
         crc = UInt32(truncatingIfNeeded: crc32_combine_op(uLong(crc), uLong(segment.crc), uLong(segment.combineOperator)))
         length &+= UInt32(truncatingIfNeeded: segment.length)
-        return bytes
+        guard !started else { return [] }
+        started = true
+        return Self.header
     }
 
     /// The bytes that end the member: an empty final block, then CRC-32 and length (little-endian).
@@ -141,12 +137,12 @@ func acceptsGzip(_ header: String?) -> Bool {
     guard let header else { return false }
     var gzip: Bool?
     var star = false
-    for element in header.split(separator: ",") {
-        let parts = element.split(separator: ";")
-        guard let name = parts.first?.trimmingHTTPWhitespace().lowercased() else { continue }
+    for element in header.httpFieldParts(separatedBy: ",") {
+        let parts = element.httpFieldParts(separatedBy: ";")
+        guard let name = parts.first?.lowercased() else { continue }
         var accepted = true
         for parameter in parts.dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingHTTPWhitespace() }
+            let pair = parameter.httpFieldParts(separatedBy: "=", maxSplits: 1)
             if pair.count == 2, pair[0].lowercased() == "q", let q = Double(pair[1]) { accepted = q > 0 }
         }
         switch name {

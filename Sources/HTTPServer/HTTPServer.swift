@@ -90,9 +90,6 @@ public final class HTTPServer {
     /// Number of connections counted against ``HTTPServerConfiguration/maxConnections``.
     public var openConnectionCount: Int { connections.count }
 
-    /// Requests refused with `503 overloaded` because the connection limit was reached.
-    public private(set) var refusedConnectionCount = 0
-
     /// Binds and starts accepting connections.
     /// - Returns: the bound port.
     /// - Throws: ``HTTPServerError`` when the address is invalid or cannot be bound.
@@ -194,9 +191,6 @@ public final class HTTPServer {
         headDeadlines?.releaseAll()
     }
 
-    /// Connections shut down because a request head did not arrive in time.
-    public var lateRequestHeadCount: Int { headDeadlines?.closedCount ?? 0 }
-
     // MARK: Request handling
 
     private func handle(_ raw: OpaquePointer) {
@@ -261,20 +255,15 @@ public final class HTTPServer {
     /// Counts the request's connection against the limit on its first request; false when it is over.
     private func admit(_ raw: OpaquePointer) -> Bool {
         guard let connection = evhttp_request_get_connection(raw) else { return true }
-        if connections.contains(connection) {
-            if let bufferevent = evhttp_connection_get_bufferevent(connection) {
-                headDeadlines?.requestArrived(on: bufferevent)
+        if !connections.contains(connection) {
+            // NB: a refused connection is closed after its 503; the close callback lets its socket go at once.
+            setCloseCallback(on: connection)
+            guard connections.count < configuration.maxConnections else {
+                refusedConnections.insert(connection)
+                return false
             }
-            return true
+            connections.insert(connection)
         }
-        // NB: a refused connection is closed after its 503; the close callback lets its socket go at once.
-        setCloseCallback(on: connection)
-        guard connections.count < configuration.maxConnections else {
-            refusedConnectionCount += 1
-            refusedConnections.insert(connection)
-            return false
-        }
-        connections.insert(connection)
         if let bufferevent = evhttp_connection_get_bufferevent(connection) {
             headDeadlines?.requestArrived(on: bufferevent)
         }
@@ -482,10 +471,7 @@ public final class HTTPServer {
     }
 
     static func isJSON(_ contentType: String) -> Bool {
-        // NB: split on bytes: a combining mark after `;` would make one Character of the two (found by fuzzing
-        // the same pattern in the query parser).
-        let mediaType = contentType.utf8.split(separator: UInt8(ascii: ";"), maxSplits: 1).first.map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let trimmed = mediaType.trimmingHTTPWhitespace().lowercased()
+        let trimmed = (contentType.httpFieldParts(separatedBy: ";", maxSplits: 1).first ?? "").lowercased()
         return trimmed == "application/json" || (trimmed.hasPrefix("application/") && trimmed.hasSuffix("+json"))
     }
 

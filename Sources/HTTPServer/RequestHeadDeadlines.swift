@@ -21,8 +21,6 @@ import Glibc
 final class RequestHeadDeadlines {
     /// How long a request head may take, from accept or from the previous response.
     let timeout: Duration
-    /// Connections shut down because their head was late.
-    private(set) var closedCount = 0
 
     private var held: Set<OpaquePointer> = []
     private var deadlines: [OpaquePointer: ContinuousClock.Instant] = [:]
@@ -106,10 +104,7 @@ final class RequestHeadDeadlines {
                 continue
             }
             let socket = bufferevent_getfd(bufferevent)
-            if socket >= 0 {
-                shutdown(socket, Int32(SHUT_RDWR))
-                closedCount += 1
-            }
+            if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
             // NB: evhttp notices the end-of-file and frees the connection; a later sweep lets go of it.
             deadlines[bufferevent] = now + timeout
         }

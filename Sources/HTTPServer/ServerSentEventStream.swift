@@ -22,8 +22,7 @@ public final class ServerSentEventStream {
     /// Refuse writes while more than this many bytes wait unsent.
     public let maxPendingBytes: Int
 
-    /// Whether the stream is gzip-encoded (the client sent `Accept-Encoding: gzip`).
-    public let isCompressed: Bool
+    /// The gzip state of a compressed stream (the client sent `Accept-Encoding: gzip`); nil for plain text.
     private var encoder: GzipStreamEncoder?
     /// A write was refused: every write asks for the drain callback until it comes.
     private var drainWanted = false
@@ -33,7 +32,6 @@ public final class ServerSentEventStream {
 
     init(request: HTTPRequest, connection: OpaquePointer, server: HTTPServer, maxPendingBytes: Int, compressed: Bool) {
         self.raw = request.raw
-        self.isCompressed = compressed
         self.encoder = compressed ? GzipStreamEncoder() : nil
         self.connection = connection
         self.server = server
@@ -53,54 +51,58 @@ public final class ServerSentEventStream {
     /// when closed or backed up.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        guard encoder != nil else { return bytes.withUnsafeBytes { write($0) } }
-        guard canWrite else { return false }
-        let segment = bytes.withUnsafeBytes { GzipSegment(compressing: $0) }
-        return write(segment: segment)
+        guard let pending = admittedPendingBytes() else { return false }
+        guard encoder != nil else { return bytes.withUnsafeBytes { enqueue($0, pending: pending) } }
+        return enqueue(bytes.withUnsafeBytes { GzipSegment(compressing: $0) }, pending: pending)
     }
 
     /// Writes bytes shared by many streams; a gzip stream writes their segment, compressed once for all.
     /// Returns false when closed or backed up.
     @discardableResult
     public func send(_ chunk: ServerSentEventChunk) -> Bool {
-        guard encoder != nil else { return chunk.bytes.withUnsafeBytes { write($0) } }
-        guard canWrite else { return false }
-        return write(segment: chunk.gzipSegment)
+        guard let pending = admittedPendingBytes() else { return false }
+        guard encoder != nil else { return chunk.bytes.withUnsafeBytes { enqueue($0, pending: pending) } }
+        return enqueue(chunk.gzipSegment, pending: pending)
     }
 
-    /// Open and not backed up (checked before compressing anything); a refusal asks for the drain.
-    private var canWrite: Bool {
-        guard isOpen else { return false }
-        guard pendingBytes <= maxPendingBytes else {
-            drainWanted = true
-            return false
-        }
-        return true
-    }
-
-    private func write(segment: GzipSegment) -> Bool {
-        guard var encoder else { return false }
-        let bytes = encoder.frame(segment)
-        self.encoder = encoder
-        return bytes.withUnsafeBytes { write($0) }
-    }
-
-    /// Writes bytes as they go on the wire. Returns false when closed or backed up.
-    private func write(_ rawBytes: UnsafeRawBufferPointer) -> Bool {
-        guard isOpen, let server else { return false }
+    /// The bytes waiting unsent when a write may go (checked before compressing anything); nil when the
+    /// stream is closed or backed up, and then the drain is wanted.
+    private func admittedPendingBytes() -> Int? {
+        guard isOpen, server != nil else { return nil }
         let pending = pendingBytes
         guard pending <= maxPendingBytes else {
             drainWanted = true
-            return false
+            return nil
         }
-        let scratch = server.scratchBuffer
-        evbuffer_add(scratch, rawBytes.baseAddress, rawBytes.count)
+        return pending
+    }
+
+    /// Queues a gzip segment, with the member header in front of the first one.
+    private func enqueue(_ segment: GzipSegment, pending: Int) -> Bool {
+        guard var encoder, let server else { return false }
+        let header = encoder.record(segment)
+        self.encoder = encoder
+        // NB: straight into the scratch buffer: the shared segment is never copied per subscriber.
+        header.withUnsafeBytes { _ = evbuffer_add(server.scratchBuffer, $0.baseAddress, $0.count) }
+        segment.deflated.withUnsafeBytes { _ = evbuffer_add(server.scratchBuffer, $0.baseAddress, $0.count) }
+        return flush(server.scratchBuffer, adding: header.count + segment.deflated.count, pending: pending)
+    }
+
+    /// Queues bytes as they go on the wire.
+    private func enqueue(_ bytes: UnsafeRawBufferPointer, pending: Int) -> Bool {
+        guard let server else { return false }
+        evbuffer_add(server.scratchBuffer, bytes.baseAddress, bytes.count)
+        return flush(server.scratchBuffer, adding: bytes.count, pending: pending)
+    }
+
+    /// Sends what `scratch` holds as one chunk.
+    private func flush(_ scratch: OpaquePointer, adding count: Int, pending: Int) -> Bool {
         // NB: measured: a drain callback on every write cost ~10% CPU per delivery in the fan-out benchmark.
         // Only writes that leave the connection more than half full ask to hear about the drain; a refused
         // write always follows such a write, so `onDrain` still fires once the slow reader catches up.
         // NB: evhttp keeps one write callback per connection and a plain chunk clears it: once a write was
         // refused, every write must ask again, or a keepalive in between would lose the reader's resync.
-        if drainWanted || pending + rawBytes.count > maxPendingBytes / 2 {
+        if drainWanted || pending + count > maxPendingBytes / 2 {
             let context = Unmanaged.passUnretained(self).toOpaque()
             evhttp_send_reply_chunk_with_cb(raw, scratch, { _, context in
                 guard let context else { return }
@@ -113,16 +115,15 @@ public final class ServerSentEventStream {
         return true
     }
 
-    /// Ends the stream cleanly (final chunk); the connection may serve further requests.
+    /// Ends the stream cleanly (final chunk, after the gzip trailer); the connection may serve further
+    /// requests.
     public func end() {
         guard isOpen else { return }
-        if var encoder {
+        if var encoder, let server {
             let trailer = encoder.finish()
             self.encoder = encoder
-            if let server {
-                trailer.withUnsafeBytes { _ = evbuffer_add(server.scratchBuffer, $0.baseAddress, $0.count) }
-                evhttp_send_reply_chunk(raw, server.scratchBuffer)
-            }
+            trailer.withUnsafeBytes { _ = evbuffer_add(server.scratchBuffer, $0.baseAddress, $0.count) }
+            evhttp_send_reply_chunk(raw, server.scratchBuffer)
         }
         isOpen = false
         evhttp_send_reply_end(raw)

@@ -227,12 +227,9 @@ package enum PreferWait {
     /// The wait asked for by a `Prefer` header value, in `0...30` seconds; nil when it asks for none.
     package static func seconds(in header: String?) -> Int? {
         guard let header else { return nil }
-        // NB: split on the bytes, not on `Character`s: a `,` or `=` next to a combining or prepended mark
-        // (`x\u{600},wait=5`) is part of one grapheme, yet still a delimiter (found by the fuzzer, scripts/fuzz).
-        for preference in header.utf8.split(separator: UInt8(ascii: ",")) {
-            let parts = preference.split(separator: UInt8(ascii: "="), maxSplits: 1).map {
-                header[$0.startIndex..<$0.endIndex].trimmingHTTPWhitespace()
-            }
+        // NB: byte-level splitting: `x\u{600},wait=5` has a delimiter inside one grapheme (found by scripts/fuzz).
+        for preference in header.httpFieldParts(separatedBy: ",") {
+            let parts = preference.httpFieldParts(separatedBy: "=", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "wait", !parts[1].isEmpty,
                 parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
             {

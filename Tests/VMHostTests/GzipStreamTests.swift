@@ -46,26 +46,6 @@ final class GzipInflater {
     }
 }
 
-/// A raw event stream read chunk by chunk (bytes as they came on the wire).
-final class RawEventStream: @unchecked Sendable {
-    let socket: TestSocket
-    let status: Int
-    let headers: [(name: String, value: String)]
-
-    init(port: Int, path: String, acceptEncoding: String) throws {
-        socket = try TestSocket(port: port)
-        try socket.write("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAccept-Encoding: \(acceptEncoding)\r\n\r\n")
-        (status, headers) = try TestHTTPClient.readHead(from: socket)
-    }
-
-    func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
-    }
-
-    /// The next chunk's bytes; nil at the end of the body.
-    func nextChunk() throws -> [UInt8]? { try TestHTTPClient.readChunk(from: socket) }
-}
-
 /// Splits decoded SSE text into (event, data) pairs; comments and `retry` are skipped.
 func parseEvents(_ text: String) -> [(event: String, data: String)] {
     text.split(separator: "\n\n").compactMap { block in
@@ -99,16 +79,18 @@ struct GzipStreamTests {
             let id = try await app.createSession()
             let wait = [("Prefer", "wait=10")]
             _ = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait)
-            let stream = try await offPool {
-                try RawEventStream(port: app.port, path: "/v1/sessions/\(id)/search/events", acceptEncoding: "gzip, deflate, br")
-            }
-            #expect(stream.status == 200)
-            #expect(stream.header("Content-Encoding") == "gzip")
-            #expect(stream.header("Vary") == "Accept-Encoding")
+            let stream = try await RawConnection.open(port: app.port)
+            try await stream.send(
+                bytes("GET /v1/sessions/\(id)/search/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAccept-Encoding: gzip, deflate, br\r\n\r\n")
+            )
+            let head = try await stream.responseHead()
+            #expect(head.status == 200)
+            #expect(head.header("Content-Encoding") == "gzip")
+            #expect(head.header("Vary") == "Accept-Encoding")
             let inflater = try GzipInflater()
 
             // The snapshot decodes from the first chunk alone: every event is flushed as it is written.
-            let first = try #require(try await offPool { try stream.nextChunk() })
+            let first = try #require(try await stream.nextChunk())
             let snapshotText = String(decoding: try inflater.inflate(first), as: UTF8.self)
             let snapshot = try #require(parseEvents(snapshotText).first)
             #expect(snapshot.event == "snapshot")
@@ -120,7 +102,7 @@ struct GzipStreamTests {
             var wireBytes = 0
             var textBytes = 0
             while state != expected {
-                let chunk = try #require(try await offPool { try stream.nextChunk() })
+                let chunk = try #require(try await stream.nextChunk())
                 wireBytes += chunk.count
                 let text = try inflater.inflate(chunk)
                 textBytes += text.count
@@ -134,7 +116,7 @@ struct GzipStreamTests {
             // Deleting the session ends the stream: the rest of the body completes the gzip member, whose
             // CRC-32 and length zlib checks.
             #expect(try await app.client.request("DELETE", "/v1/sessions/\(id)").status == 204)
-            while let chunk = try await offPool({ try stream.nextChunk() }) {
+            while let chunk = try await stream.nextChunk() {
                 _ = try inflater.inflate(chunk)
             }
             #expect(inflater.ended)
@@ -148,7 +130,7 @@ struct GzipStreamTests {
         var wire: [UInt8] = []
         for text in texts {
             let segment = Array(text.utf8).withUnsafeBytes { GzipSegment(compressing: $0) }
-            wire += encoder.frame(segment)
+            wire += encoder.record(segment) + segment.deflated
         }
         wire += encoder.finish()
         let inflater = try GzipInflater()
@@ -161,8 +143,7 @@ struct GzipStreamTests {
         let text = Array(String(repeating: "x", count: 70_000).utf8)
         let deflated = text.withUnsafeBytes { SegmentCompressor.stored($0) }
         #expect(deflated.count == text.count + 10, "two stored blocks of at most 65,535 bytes")
-        let header: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF]
         let inflater = try GzipInflater()
-        #expect(try inflater.inflate(header + deflated) == text)
+        #expect(try inflater.inflate(GzipStreamEncoder.header + deflated) == text)
     }
 }
