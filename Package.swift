@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "VMHostFuzz",
             dependencies: [
-                "CFuzzerDriver", "EventLoop", "HTTPServer", "JSON", "Sessions", "VMHost",
+                "CFuzzerDriver", "EventLoop", "HTTPServer", "JSON", "Sessions", "VMHost", "ViewModels",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -85,7 +85,10 @@ let package = Package(
         .testTarget(name: "ViewModelTests", dependencies: ["ViewModels", "Upstreams", "EventLoop", "JSON"]),
         .testTarget(
             name: "VMHostTests",
-            dependencies: ["VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "HTTPServer", "CZlib"]
+            dependencies: [
+                "VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "HTTPServer", "CZlib",
+                "ViewModels",
+            ]
         ),
     ]
 )

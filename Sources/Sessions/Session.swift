@@ -3,66 +3,58 @@ import HTTPServer
 import JSON
 import ViewModels
 
-/// One client's view models and their state channels.
+/// One client's view models, each with its state channel, in registration order.
 ///
-/// The session never knows about HTTP; routes reach its view models and channels.
+/// The session never knows about HTTP routes; routes reach its view models through ``slot(_:)``.
 @LoopActor
 public final class Session {
     /// The session id (the capability to use it).
     public let id: String
-    /// The Flickr search view model.
-    public let search: SearchViewModel
-    /// The search's state stream.
-    public let searchChannel: StateChannel
-    /// The product list view model.
-    public let products: ProductListViewModel
-    /// The product list's state stream.
-    public let productsChannel: StateChannel
+    /// The hosted view models in registration order (the order of the session resource and of resume ids).
+    public let slots: [ViewModelSlot]
     /// When a request last touched the session.
     public internal(set) var lastActivity: ContinuousClock.Instant
     /// Whether the session was deleted or expired.
     public private(set) var isClosed = false
 
-    /// Creates a session and wires each view model to its channel.
+    /// Creates a session hosting one view model of each registration.
     public init(
-        id: String, search: SearchViewModel, products: ProductListViewModel, now: ContinuousClock.Instant,
-        replayCapacity: Int = 64
+        id: String, viewModels: [ViewModelRegistration], now: ContinuousClock.Instant, replayCapacity: Int = 64
     ) {
         self.id = id
-        self.search = search
-        self.products = products
         self.lastActivity = now
-        searchChannel = StateChannel(name: "search", initial: search.state.json, replayCapacity: replayCapacity)
-        productsChannel = StateChannel(name: "products", initial: products.state.json, replayCapacity: replayCapacity)
-        search.onChange = { [weak searchChannel] state in searchChannel?.publish(state.json) }
-        products.onChange = { [weak productsChannel] state in productsChannel?.publish(state.json) }
+        slots = viewModels.map { ViewModelSlot.make($0, replayCapacity: replayCapacity) }
+    }
+
+    /// The view model named `name`, if the session hosts one.
+    public func slot(_ name: String) -> ViewModelSlot? {
+        slots.first { $0.name == name }
     }
 
     /// Every channel of the session.
-    public var channels: [StateChannel] { [searchChannel, productsChannel] }
+    public var channels: [StateChannel] { slots.map(\.channel) }
 
     /// Open event streams across all channels (a multiplexed stream counts once per channel).
-    public var openStreamCount: Int { channels.reduce(0) { $0 + $1.subscriberCount } }
+    public var openStreamCount: Int { slots.reduce(0) { $0 + $1.channel.subscriberCount } }
 
     /// Attaches a stream carrying every view model of the session (`GET /v1/sessions/{id}/events`).
-    /// - Parameter resumeFrom: a `Last-Event-ID` of the form `search:5,products:3`.
+    /// - Parameter resumeFrom: a `Last-Event-ID` of the form `search:5,products:3,photo:2`.
     public func subscribeAll(_ stream: ServerSentEventStream, format: StreamFormat, resumeFrom: String?) {
         SessionStream.start(stream, channels: channels, format: format, resumeFrom: resumeFrom)
     }
 
-    /// The session resource: `{"id", "search": SearchState, "products": ProductListState}`.
+    /// The session resource: `{"id", "search": SearchState, "products": ProductListState, …}`.
     public var json: JSONValue {
-        ["id": .string(id), "search": searchChannel.state, "products": productsChannel.state]
+        var object = JSONObject()
+        object["id"] = .string(id)
+        for slot in slots { object[slot.name] = slot.channel.state }
+        return .object(object)
     }
 
     /// Cancels all in-flight work and ends every stream.
     public func close() {
         guard !isClosed else { return }
         isClosed = true
-        search.onChange = nil
-        products.onChange = nil
-        search.shutdown()
-        products.cancel()
-        for channel in channels { channel.close() }
+        for slot in slots { slot.close() }
     }
 }

@@ -36,8 +36,8 @@ public final class SessionStore {
     /// The limits in effect.
     public let configuration: SessionStoreConfiguration
     private var sessions: [String: Session] = [:]
-    private let makeSearch: @LoopActor () -> SearchViewModel
-    private let makeProducts: @LoopActor () -> ProductListViewModel
+    /// The view models every session hosts, in order.
+    public let viewModels: [ViewModelRegistration]
     private let now: @LoopActor () -> ContinuousClock.Instant
     private var sweeper: LoopTimer?
     /// Called when a session is removed, with the reason (`deleted`, `expired`, `shutdown`).
@@ -45,18 +45,14 @@ public final class SessionStore {
 
     /// Creates a store.
     /// - Parameters:
-    ///   - makeSearch: builds the search view model of a new session.
-    ///   - makeProducts: builds the product list view model of a new session.
+    ///   - viewModels: the view models of every session, in order.
     ///   - now: the clock (injected for tests).
     public init(
-        configuration: SessionStoreConfiguration,
-        makeSearch: @escaping @LoopActor () -> SearchViewModel,
-        makeProducts: @escaping @LoopActor () -> ProductListViewModel,
+        configuration: SessionStoreConfiguration, viewModels: [ViewModelRegistration],
         now: @escaping @LoopActor () -> ContinuousClock.Instant = { ContinuousClock.now }
     ) {
         self.configuration = configuration
-        self.makeSearch = makeSearch
-        self.makeProducts = makeProducts
+        self.viewModels = viewModels
         self.now = now
     }
 
@@ -80,8 +76,7 @@ public final class SessionStore {
             throw SessionLimitReached(limit: configuration.maxSessions)
         }
         let session = Session(
-            id: SessionID.generate(), search: makeSearch(), products: makeProducts(), now: now(),
-            replayCapacity: configuration.replayCapacity
+            id: SessionID.generate(), viewModels: viewModels, now: now(), replayCapacity: configuration.replayCapacity
         )
         sessions[session.id] = session
         return session

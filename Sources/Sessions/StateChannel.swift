@@ -48,18 +48,22 @@ public final class StateChannel {
     private var cachedSnapshotEvent: ServerSentEventChunk?
     private var observers: [ObjectIdentifier: any ChannelObserver] = [:]
 
-    /// Creates a channel at version 1.
+    /// Creates a channel.
     /// - Parameters:
     ///   - name: the view model's name in multiplexed streams.
     ///   - initial: the state without `version`.
     ///   - replayCapacity: patches kept for resume.
     ///   - retryMilliseconds: the `retry:` value sent once per stream.
-    public init(name: String, initial: JSONValue, replayCapacity: Int = 64, retryMilliseconds: Int = 3000) {
+    ///   - version: the version of `initial` (1 for a new view model; the journal's for one taken over).
+    public init(
+        name: String, initial: JSONValue, version: Int = 1, replayCapacity: Int = 64, retryMilliseconds: Int = 3000
+    ) {
         self.name = name
+        self.version = version
         self.replayCapacity = replayCapacity
         self.retryMilliseconds = retryMilliseconds
         reported = initial
-        state = Self.versioned(initial, version: 1)
+        state = Self.versioned(initial, version: version)
         stateBytes = state.serializedBytes
     }
 

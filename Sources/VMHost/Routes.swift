@@ -39,8 +39,7 @@ struct Routes {
         }
 
         router.on(.get, "/v1/sessions/:id/events") { request in try sessionStream(request) }
-        registerSearch(on: &router)
-        registerProducts(on: &router)
+        registerViewModels(on: &router)
     }
 
     private func createSession() throws(HTTPError) -> HTTPHandlerResult {
@@ -62,89 +61,54 @@ struct Routes {
         )
     }
 
-    // MARK: Search
+    // MARK: View models
 
-    private func registerSearch(on router: inout Router) {
-        router.on(.get, "/v1/sessions/:id/search") { request in
-            .response(.json(bytes: try session(request).searchChannel.stateBytes))
-        }
-        router.on(.get, "/v1/sessions/:id/search/events") { request in
-            try stream(request) { $0.searchChannel }
-        }
-        router.on(.post, "/v1/sessions/:id/search/text") { request in
-            let session = try session(request)
-            let command = try SearchTextCommand(body: request.jsonObjectBody())
-            session.search.setText(command.text, autoSearch: command.autoSearch)
-            return .response(.json(bytes: session.searchChannel.stateBytes))
-        }
-        router.on(.post, "/v1/sessions/:id/search/execute") { request in
-            let session = try session(request)
-            let command = try SearchExecuteCommand(body: request.jsonObjectBody())
-            do throws(CommandDisabled) {
-                try session.search.execute(text: command.text)
-            } catch {
-                throw Self.commandDisabled(error)
+    /// `GET /v1/sessions/{id}/{name}`, `GET …/{name}/events` and `POST …/{name}/{command}` for every view model
+    /// the sessions host: the routes come from the registrations, not from per-view-model code.
+    private func registerViewModels(on router: inout Router) {
+        for registration in sessions.viewModels {
+            let name = registration.name
+            router.on(.get, "/v1/sessions/:id/\(name)") { request in
+                .response(.json(bytes: try slot(request, name).channel.stateBytes))
             }
-            return accepted(request, channel: session.searchChannel) { await session.search.waitUntilIdle() }
-        }
-        router.on(.post, "/v1/sessions/:id/search/load-more") { request in
-            let session = try session(request)
-            _ = try request.jsonObjectBody()
-            do throws(CommandDisabled) {
-                try session.search.loadMore()
-            } catch {
-                throw Self.commandDisabled(error)
+            router.on(.get, "/v1/sessions/:id/\(name)/events") { request in
+                try stream(request, slot: name)
             }
-            return accepted(request, channel: session.searchChannel) { await session.search.waitUntilIdle() }
-        }
-        router.on(.post, "/v1/sessions/:id/search/cancel") { request in
-            let session = try session(request)
-            _ = try request.jsonObjectBody()
-            session.search.cancel()
-            return .response(.json(bytes: session.searchChannel.stateBytes))
-        }
-        router.on(.post, "/v1/sessions/:id/search/visible") { request in
-            let session = try session(request)
-            let command = try SearchVisibleCommand(body: request.jsonObjectBody())
-            session.search.visible(command.photoIds)
-            return accepted(request, channel: session.searchChannel) { await session.search.waitUntilMetadataLoaded() }
-        }
-    }
-
-    // MARK: Products
-
-    private func registerProducts(on router: inout Router) {
-        router.on(.get, "/v1/sessions/:id/products") { request in
-            .response(.json(bytes: try session(request).productsChannel.stateBytes))
-        }
-        router.on(.get, "/v1/sessions/:id/products/events") { request in
-            try stream(request) { $0.productsChannel }
-        }
-        router.on(.post, "/v1/sessions/:id/products/refresh") { request in
-            let session = try session(request)
-            _ = try request.jsonObjectBody()
-            session.products.refresh()
-            return accepted(request, channel: session.productsChannel) { await session.products.waitUntilIdle() }
-        }
-        router.on(.post, "/v1/sessions/:id/products/load-more") { request in
-            let session = try session(request)
-            _ = try request.jsonObjectBody()
-            do throws(CommandDisabled) {
-                try session.products.loadMore()
-            } catch {
-                throw Self.commandDisabled(error)
+            for command in registration.commands {
+                router.on(.post, "/v1/sessions/:id/\(name)/\(command.name)") { request in
+                    let slot = try slot(request, name)
+                    let body = try request.jsonObjectBody()
+                    let action: ViewModelRegistration.Command.Action
+                    do throws(CommandRejection) {
+                        action = try command.decode(body)
+                    } catch {
+                        throw HTTPError(error)
+                    }
+                    let reply: CommandReply
+                    do throws(CommandRejection) {
+                        reply = try slot.perform(action)
+                    } catch {
+                        throw HTTPError(error)
+                    }
+                    switch reply {
+                    case .state:
+                        return .response(.json(bytes: slot.channel.stateBytes))
+                    case .accepted(let finished):
+                        return accepted(request, channel: slot.channel, until: finished)
+                    }
+                }
             }
-            return accepted(request, channel: session.productsChannel) { await session.products.waitUntilIdle() }
-        }
-        router.on(.post, "/v1/sessions/:id/products/cancel") { request in
-            let session = try session(request)
-            _ = try request.jsonObjectBody()
-            session.products.cancel()
-            return .response(.json(bytes: session.productsChannel.stateBytes))
         }
     }
 
     // MARK: Shared pieces
+
+    /// The view model `name` of the session named by the path, or `404 session_not_found`.
+    func slot(_ request: HTTPRequest, _ name: String) throws(HTTPError) -> ViewModelSlot {
+        let session = try session(request)
+        guard let slot = session.slot(name) else { throw HTTPError.notFound(request.path) }
+        return slot
+    }
 
     /// The session named by the path, or `404 session_not_found`.
     func session(_ request: HTTPRequest) throws(HTTPError) -> Session {
@@ -178,13 +142,10 @@ struct Routes {
     }
 
     /// Opens an event stream on a channel of the session.
-    func stream(
-        _ request: HTTPRequest, channel: @escaping @LoopActor (Session) -> StateChannel
-    ) throws(HTTPError) -> HTTPHandlerResult {
-        let session = try session(request)
+    func stream(_ request: HTTPRequest, slot name: String) throws(HTTPError) -> HTTPHandlerResult {
+        let target = try slot(request, name).channel
         let format = try Self.streamFormat(request)
         let lastEventID = Self.lastEventID(request).flatMap { Int($0) }
-        let target = channel(session)
         return .stream { stream in
             target.subscribe(stream, format: format, lastEventID: lastEventID)
         }
@@ -212,10 +173,6 @@ struct Routes {
 
     static func sessionNotFound(_ id: String) -> HTTPError {
         HTTPError(status: 404, code: "session_not_found", message: "no session '\(id)': it never existed, expired or was deleted")
-    }
-
-    static func commandDisabled(_ error: CommandDisabled) -> HTTPError {
-        HTTPError(status: 409, code: "command_disabled", message: error.reason)
     }
 }
 

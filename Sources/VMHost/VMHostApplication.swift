@@ -50,9 +50,19 @@ public final class VMHostApplication {
                 idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
                 sweepInterval: min(.seconds(5), idleTimeout / 4), replayCapacity: configuration.replayCapacity
             ),
-            makeSearch: { SearchViewModel(service: upstreams.makeFlickrService()) },
-            makeProducts: { ProductListViewModel(service: upstreams.makeProductService()) }
+            viewModels: Self.viewModels(upstreams)
         )
+    }
+
+    /// The view models every session hosts, in the order of the session resource and of resume ids: one
+    /// registration line per screen.
+    static func viewModels(_ upstreams: UpstreamFactory) -> [ViewModelRegistration] {
+        [
+            ViewModelRegistration(SearchViewModel.self) { SearchViewModel(service: upstreams.makeFlickrService()) },
+            ViewModelRegistration(ProductListViewModel.self) {
+                ProductListViewModel(service: upstreams.makeProductService())
+            },
+        ]
     }
 
     /// Starts the fake upstream if needed, then the HTTP server.

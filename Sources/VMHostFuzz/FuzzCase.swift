@@ -2,6 +2,7 @@ import HTTPServer
 import JSON
 import Sessions
 import VMHost
+import ViewModels
 
 /// One fuzz input: what it exercises and the invariants checked on the way.
 ///
@@ -46,18 +47,18 @@ struct FuzzCase {
     }
 
     /// Runs the input; a broken invariant traps (libFuzzer then saves the input as a crash).
-    func run(router: Router) {
+    func run(router: Router, viewModels: [ViewModelRegistration]) {
         switch surface {
         case nil: return
-        case .request(let method): request(method, router: router)
-        case .json: json()
+        case .request(let method): request(method, router: router, viewModels: viewModels)
+        case .json: json(viewModels: viewModels)
         case .prefer: prefer()
         }
     }
 
     // MARK: Requests
 
-    private func request(_ method: HTTPMethod, router: Router) {
+    private func request(_ method: HTTPMethod, router: Router, viewModels: [ViewModelRegistration]) {
         let newline = payload.firstIndex(of: UInt8(ascii: "\n")) ?? payload.endIndex
         let body = UnsafeBufferPointer(rebasing: payload[min(newline + 1, payload.endIndex)...])
         // As the server reads it: `String(cString:)` of evhttp's URI, up to a NUL, invalid UTF-8 repaired.
@@ -73,7 +74,7 @@ struct FuzzCase {
         Self.checkComponents(components, of: target)
         let match = Self.route(router, method: method, segments: components.segments)
         guard case .found(_, let pattern, _) = match else { return }
-        decodeRequest(method, pattern: pattern, query: components.queryParameters(), body: body)
+        decodeRequest(method, pattern: pattern, viewModels: viewModels, query: components.queryParameters(), body: body)
     }
 
     // NB: every check below works on UTF-8 bytes, not on `Character`s: a delimiter followed by a combining
@@ -187,19 +188,21 @@ struct FuzzCase {
 
     /// Decodes what the handler of `pattern` decodes, with the same functions.
     private func decodeRequest(
-        _ method: HTTPMethod, pattern: String, query: [String: String], body: UnsafeBufferPointer<UInt8>
+        _ method: HTTPMethod, pattern: String, viewModels: [ViewModelRegistration], query: [String: String],
+        body: UnsafeBufferPointer<UInt8>
     ) {
+        // Every command of every view model is decoded with its own decoder, from the same table as the routes.
+        if method == .post, let command = Self.command(at: pattern, in: viewModels) {
+            Self.command(command, body)
+            switch pattern {
+            case "/v1/sessions/:id/search/text": Self.searchText(body)
+            case "/v1/sessions/:id/search/execute": Self.searchExecute(body)
+            case "/v1/sessions/:id/search/visible": Self.searchVisible(body)
+            default: break
+            }
+            return
+        }
         switch (method, pattern) {
-        case (.post, "/v1/sessions/:id/search/text"):
-            Self.searchText(body)
-        case (.post, "/v1/sessions/:id/search/execute"):
-            Self.searchExecute(body)
-        case (.post, "/v1/sessions/:id/search/visible"):
-            Self.searchVisible(body)
-        case (.post, "/v1/sessions/:id/search/load-more"), (.post, "/v1/sessions/:id/search/cancel"),
-            (.post, "/v1/sessions/:id/products/refresh"), (.post, "/v1/sessions/:id/products/load-more"),
-            (.post, "/v1/sessions/:id/products/cancel"):
-            Self.emptyCommand(body)
         case (.post, "/v1/sessions"), (.delete, "/v1/sessions/:id"):
             return  // no body read
         case (.get, _), (.head, _):
@@ -237,12 +240,52 @@ struct FuzzCase {
         return (object, result)
     }
 
-    private static func emptyCommand(_ body: UnsafeBufferPointer<UInt8>) {
-        _ = decode(body) { _ throws(HTTPError) in true }
+    /// The command routed at `pattern` (`/v1/sessions/:id/{viewModel}/{command}`), if any.
+    private static func command(at pattern: String, in viewModels: [ViewModelRegistration]) -> ViewModelRegistration.Command? {
+        let parts = pattern.split(separator: "/")
+        guard parts.count == 5, parts[0] == "v1", parts[1] == "sessions", parts[2] == ":id" else { return nil }
+        return viewModels.first { $0.name == parts[3] }?.command(String(parts[4]))
+    }
+
+    /// Decodes `body` with a command's own decoder: a refusal is a 4xx in the API's format, and the
+    /// verdict does not change when the body is re-serialised.
+    private static func command(_ command: ViewModelRegistration.Command, _ body: UnsafeBufferPointer<UInt8>) {
+        let object: JSONObject
+        do {
+            object = try HTTPRequest.decodeJSONObjectBody(body)
+        } catch {
+            checkError(error, code: "invalid_json")
+            return
+        }
+        let verdict = Self.verdict(command, object)
+        if let verdict { check((400..<500).contains(verdict.status), "\(command.name) refused with \(verdict)") }
+        let again = JSONValue.object(object).serializedBytes.withUnsafeBufferPointer { bytes in
+            (try? HTTPRequest.decodeJSONObjectBody(bytes)).map { Self.verdict(command, $0) }
+        }
+        check(again.map { $0 == verdict } ?? false, "\(command.name) decodes differently once re-serialised")
+    }
+
+    /// nil when `command` accepts `object`, else the API error it answers.
+    private static func verdict(_ command: ViewModelRegistration.Command, _ object: JSONObject) -> HTTPError? {
+        do throws(CommandRejection) {
+            _ = try command.decode(object)
+            return nil
+        } catch {
+            return HTTPError(error)
+        }
+    }
+
+    /// Runs a decoder, mapping its refusal to the API error the server answers.
+    private static func mapped<T>(_ decode: () throws(CommandRejection) -> T) throws(HTTPError) -> T {
+        do throws(CommandRejection) {
+            return try decode()
+        } catch {
+            throw HTTPError(error)
+        }
     }
 
     private static func searchText(_ body: UnsafeBufferPointer<UInt8>) {
-        guard let (object, result) = decode(body, { object throws(HTTPError) in try SearchTextCommand(body: object) })
+        guard let (object, result) = decode(body, { object throws(HTTPError) in try Self.mapped { () throws(CommandRejection) in try SearchTextCommand(body: object) } })
         else { return }
         let autoSearch = object["autoSearch"]
         let valid = object["text"]?.stringValue != nil && (autoSearch?.isNull ?? true || autoSearch?.boolValue != nil)
@@ -256,7 +299,7 @@ struct FuzzCase {
 
     private static func searchExecute(_ body: UnsafeBufferPointer<UInt8>) {
         guard
-            let (object, result) = decode(body, { object throws(HTTPError) in try SearchExecuteCommand(body: object) })
+            let (object, result) = decode(body, { object throws(HTTPError) in try Self.mapped { () throws(CommandRejection) in try SearchExecuteCommand(body: object) } })
         else { return }
         let text = object["text"]
         check(
@@ -270,7 +313,7 @@ struct FuzzCase {
 
     private static func searchVisible(_ body: UnsafeBufferPointer<UInt8>) {
         guard
-            let (object, result) = decode(body, { object throws(HTTPError) in try SearchVisibleCommand(body: object) })
+            let (object, result) = decode(body, { object throws(HTTPError) in try Self.mapped { () throws(CommandRejection) in try SearchVisibleCommand(body: object) } })
         else { return }
         let ids = object["photoIds"]?.arrayValue.map { $0.compactMap(\.stringValue) }
         let valid =
@@ -307,7 +350,7 @@ struct FuzzCase {
 
     // MARK: JSON
 
-    private func json() {
+    private func json(viewModels: [ViewModelRegistration]) {
         let lenient = Result { () throws(JSONParseError) in try JSONParser.parse(payload) }
         let strict = Result { () throws(JSONParseError) in try JSONParser.parse(payload, rejectingDuplicateKeys: true) }
         switch (lenient, strict) {
@@ -335,7 +378,9 @@ struct FuzzCase {
         Self.searchText(payload)
         Self.searchExecute(payload)
         Self.searchVisible(payload)
-        Self.emptyCommand(payload)
+        for registration in viewModels {
+            for command in registration.commands { Self.command(command, payload) }
+        }
     }
 
     /// A parsed value re-serialises to JSON that parses back to an equal value, which serialises the same.

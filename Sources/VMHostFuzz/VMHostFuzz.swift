@@ -4,6 +4,7 @@ import HTTPServer
 import Logging
 import Synchronization
 import VMHost
+import ViewModels
 
 #if canImport(Glibc)
     import Glibc
@@ -22,12 +23,13 @@ import VMHost
 @main
 enum VMHostFuzz {
     static func main() async {
-        let router = await Task { @LoopActor in
+        let target = await Task { @LoopActor in
             // NB: building the application starts nothing (no listener, no upstream): the router is exactly
-            // what `start()` would serve.
-            VMHostApplication(configuration: VMHostConfiguration(), logger: Logger(label: "vmhost-fuzz")).makeRouter()
+            // what `start()` would serve, and the view models are those its sessions host.
+            let app = VMHostApplication(configuration: VMHostConfiguration(), logger: Logger(label: "vmhost-fuzz"))
+            return (app.makeRouter(), app.sessions.viewModels)
         }.value
-        sharedRouter.withLock { $0 = router }
+        sharedTarget.withLock { $0 = target }
         #if VMHOST_FUZZ
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
@@ -40,12 +42,12 @@ enum VMHostFuzz {
         #endif
     }
 
-    /// The router, set once before the first input; the C callback cannot capture it.
-    private static let sharedRouter = Mutex(Router())
+    /// The router and view models, set once before the first input; the C callback cannot capture them.
+    private static let sharedTarget = Mutex((Router(), [ViewModelRegistration]()))
 
     private static func runOne(_ input: UnsafeBufferPointer<UInt8>) {
-        let router = sharedRouter.withLock { $0 }
-        FuzzCase(input).run(router: router)
+        let (router, viewModels) = sharedTarget.withLock { $0 }
+        FuzzCase(input).run(router: router, viewModels: viewModels)
     }
 
     /// Runs every file named (or contained in a folder named); returns the exit status.

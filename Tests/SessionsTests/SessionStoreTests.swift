@@ -32,8 +32,10 @@ struct SessionStoreTests {
         let time = time
         return SessionStore(
             configuration: SessionStoreConfiguration(idleTimeout: idleTimeout, maxSessions: maxSessions),
-            makeSearch: { SearchViewModel(service: upstream) },
-            makeProducts: { ProductListViewModel(service: upstream) },
+            viewModels: [
+                ViewModelRegistration(SearchViewModel.self) { SearchViewModel(service: upstream) },
+                ViewModelRegistration(ProductListViewModel.self) { ProductListViewModel(service: upstream) },
+            ],
             now: { time.now }
         )
     }

@@ -3,6 +3,7 @@ import JSON
 import Sessions
 import Testing
 import VMHost
+import ViewModels
 
 /// The pure decoding the handlers run (also the fuzz target's surface, scripts/fuzz), with the regressions
 /// the fuzzer found: delimiters were matched as `Character`s, so one followed by a combining mark (or after
@@ -30,8 +31,8 @@ import VMHost
         #expect(plain.text == "kittens" && !plain.autoSearch)
         #expect(try SearchTextCommand(body: ["text": "", "autoSearch": true]).autoSearch)
         #expect(try SearchTextCommand(body: ["text": "a", "autoSearch": .null]).autoSearch == false)
-        #expect(throws: HTTPError.invalidField("text", "must be a string")) { try SearchTextCommand(body: ["text": 1]) }
-        #expect(throws: HTTPError.invalidField("autoSearch", "must be a boolean")) {
+        #expect(throws: CommandRejection.invalidField("text", "must be a string")) { try SearchTextCommand(body: ["text": 1]) }
+        #expect(throws: CommandRejection.invalidField("autoSearch", "must be a boolean")) {
             try SearchTextCommand(body: ["text": "a", "autoSearch": "yes"])
         }
     }
@@ -40,17 +41,17 @@ import VMHost
         #expect(try SearchExecuteCommand(body: [:]).text == nil)
         #expect(try SearchExecuteCommand(body: ["text": .null]).text == nil)
         #expect(try SearchExecuteCommand(body: ["text": "sunset"]).text == "sunset")
-        #expect(throws: HTTPError.invalidField("text", "must be a string")) {
+        #expect(throws: CommandRejection.invalidField("text", "must be a string")) {
             try SearchExecuteCommand(body: ["text": []])
         }
 
         let ids = (0..<SearchVisibleCommand.maxPhotos).map { JSONValue.string("\($0)") }
         #expect(
             try SearchVisibleCommand(body: ["photoIds": .array(ids)]).photoIds.count == SearchVisibleCommand.maxPhotos)
-        #expect(throws: HTTPError.invalidField("photoIds", "may list at most 500 photos")) {
+        #expect(throws: CommandRejection.invalidField("photoIds", "may list at most 500 photos")) {
             try SearchVisibleCommand(body: ["photoIds": .array(ids + ["x"])])
         }
-        #expect(throws: HTTPError.invalidField("photoIds", "must be an array of strings")) {
+        #expect(throws: CommandRejection.invalidField("photoIds", "must be an array of strings")) {
             try SearchVisibleCommand(body: ["photoIds": ["a", 1]])
         }
     }

@@ -1,4 +1,5 @@
 import EventLoop
+import JSON
 import Upstreams
 
 /// The Flickr photo search screen.
@@ -134,6 +135,35 @@ public final class SearchViewModel {
     public func shutdown() {
         cancel()
         resetMetadata()
+    }
+
+    // MARK: Snapshot
+
+    /// The state with the request of a search in flight, and whether an automatic search is pending.
+    public func snapshot() -> JSONValue {
+        ["state": state.snapshot, "debouncePending": .bool(debounce != nil)]
+    }
+
+    /// Continues a snapshot: a search that was in flight runs again (from the results it was started on),
+    /// a pending automatic search is scheduled again, and metadata shown counts as loaded.
+    public func restore(_ snapshot: JSONValue) throws(SnapshotError) {
+        let reader = try SnapshotReader(snapshot)
+        var restored = try SearchState(snapshot: reader.object("state"))
+        let debouncePending = try reader.bool("debouncePending")
+        shutdown()
+        let interrupted = restored.results.pendingRequest
+        if interrupted != nil {
+            restored.results = restored.results.value.map { .loaded($0) } ?? .idle
+        }
+        state = restored
+        metadataLoaded = Set(
+            (restored.results.value?.photos ?? []).filter { $0.favorites != nil && $0.comments != nil }.map(\.id)
+        )
+        if let interrupted {
+            startSearch(interrupted)
+        } else if debouncePending {
+            setText(restored.searchText, autoSearch: true)
+        }
     }
 
     // MARK: Search

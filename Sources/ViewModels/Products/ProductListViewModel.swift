@@ -1,4 +1,5 @@
 import EventLoop
+import JSON
 import Upstreams
 
 /// The paged product list with pull-to-refresh, load-more and cancel.
@@ -57,6 +58,29 @@ public final class ProductListViewModel {
     public func waitUntilIdle() async {
         guard inFlight != nil else { return }
         await idleWaiters.wait()
+    }
+
+    /// Cancels the load in flight without touching the state (the session is going away).
+    public func shutdown() {
+        _ = abandonInFlight()
+        resumeIdleWaiters()
+    }
+
+    // MARK: Snapshot
+
+    /// The state, with the request of a load in flight.
+    public func snapshot() -> JSONValue {
+        ["state": state.snapshot]
+    }
+
+    /// Continues a snapshot: a load that was in flight runs again, from the list it was started on.
+    public func restore(_ snapshot: JSONValue) throws(SnapshotError) {
+        var restored = try ProductListState(snapshot: SnapshotReader(snapshot).object("state"))
+        shutdown()
+        let interrupted = restored.list.pendingRequest
+        if interrupted != nil { restored.list = restored.list.value.map { .loaded($0) } ?? .idle }
+        state = restored
+        if let interrupted { start(interrupted, restore: state.list, from: state.list) }
     }
 
     // MARK: Private

@@ -14,6 +14,14 @@ public struct PhotoCell: Sendable, Equatable {
     /// Number of comments; nil until loaded.
     public var comments: Int?
 
+    /// A cell as the journal stored it.
+    init(id: String, title: String, url: String, thumbnailUrl: String) {
+        self.id = id
+        self.title = title
+        self.url = url
+        self.thumbnailUrl = thumbnailUrl
+    }
+
     /// A cell for a Flickr photo, without metadata.
     public init(_ photo: FlickrPhoto) {
         id = photo.id

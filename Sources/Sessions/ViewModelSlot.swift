@@ -1,0 +1,82 @@
+import EventLoop
+import JSON
+import ViewModels
+
+/// One hosted view model of a session with its state channel.
+///
+/// The slot is where "one version per command" is decided: changes a command makes are published once when
+/// the command returns; changes outside a command (a load completing) are published as they happen.
+@LoopActor
+public final class ViewModelSlot {
+    /// The view model's name (`search`, `products`, `photo`).
+    public let name: String
+    /// The view model.
+    public let model: any HostedViewModel
+    /// Its versioned state stream.
+    public let channel: StateChannel
+    /// Its commands by path segment.
+    let registration: ViewModelRegistration
+
+    private var commandDepth = 0
+    private var changedDuringCommand = false
+    private var isClosed = false
+
+    /// Hosts `model`, built from `registration`, at version 1 (or `version` when continuing a journal).
+    init<Model: HostedViewModel>(
+        _ model: Model, registration: ViewModelRegistration, replayCapacity: Int, version: Int = 1
+    ) {
+        name = registration.name
+        self.model = model
+        self.registration = registration
+        channel = StateChannel(name: name, initial: model.stateJSON, version: version, replayCapacity: replayCapacity)
+        model.onChange = { [weak self] _ in self?.changed() }
+    }
+
+    /// Builds the slot of `registration`'s view model (its type is known only inside the registration).
+    static func make(_ registration: ViewModelRegistration, replayCapacity: Int) -> ViewModelSlot {
+        open(registration.make(), registration: registration, replayCapacity: replayCapacity, version: 1)
+    }
+
+    /// Opens the existential so the slot can wire the typed `onChange`.
+    static func open(
+        _ model: some HostedViewModel, registration: ViewModelRegistration, replayCapacity: Int, version: Int
+    ) -> ViewModelSlot {
+        ViewModelSlot(model, registration: registration, replayCapacity: replayCapacity, version: version)
+    }
+
+    /// Runs a decoded command; everything it changes becomes one version.
+    public func perform(
+        _ action: ViewModelRegistration.Command.Action
+    ) throws(CommandRejection) -> CommandReply {
+        commandDepth += 1
+        defer {
+            commandDepth -= 1
+            if commandDepth == 0 && changedDuringCommand {
+                changedDuringCommand = false
+                publish()
+            }
+        }
+        return try action(model)
+    }
+
+    /// Cancels the view model's work and ends its streams.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        model.shutdown()
+        channel.close()
+    }
+
+    private func changed() {
+        guard !isClosed else { return }
+        if commandDepth > 0 {
+            changedDuringCommand = true
+        } else {
+            publish()
+        }
+    }
+
+    private func publish() {
+        channel.publish(model.stateJSON)
+    }
+}

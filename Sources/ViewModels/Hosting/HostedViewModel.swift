@@ -1,0 +1,53 @@
+import EventLoop
+import JSON
+
+/// A view model that a session hosts: what every screen has in common, so that sessions, routes, streams,
+/// the journal and the fuzzer handle each of them the same way.
+///
+/// Adopting it is what makes a view model reachable over HTTP: ``name`` is its path segment and its name in
+/// multiplexed streams, ``commands`` its `POST` routes, ``stateJSON`` what `GET` and the streams show.
+/// A view model reports every change of its state through ``onChange``; the host publishes one version per
+/// command however many fields the command changed, and one per completion of asynchronous work.
+@LoopActor
+public protocol HostedViewModel: AnyObject, SendableMetatype {
+    /// The state type; compared to skip changes that are not.
+    associatedtype State: Equatable
+
+    /// The name in paths (`/v1/sessions/{id}/{name}`), in multiplexed events (`{name}.patch`) and in
+    /// resume ids (`{name}:{version}`).
+    nonisolated static var name: String { get }
+    /// The commands, each `POST /v1/sessions/{id}/{name}/{command}`.
+    nonisolated static var commands: [ViewModelCommand<Self>] { get }
+
+    /// The current state.
+    var state: State { get }
+    /// The API's JSON of the state, without `version` (the state channel adds it).
+    var stateJSON: JSONValue { get }
+    /// Called after every change of ``state``.
+    var onChange: (@LoopActor (State) -> Void)? { get set }
+
+    /// Whether work is in flight (a load, a pending debounce).
+    var isBusy: Bool { get }
+
+    /// Everything needed to continue this view model elsewhere: its whole state (more than ``stateJSON``
+    /// shows) and what was in flight, as JSON the journal stores.
+    func snapshot() -> JSONValue
+    /// Continues from a ``snapshot()`` written by this or another process. Work that was in flight there is
+    /// started again here, so nothing stays loading.
+    /// - Throws: ``SnapshotError`` when the snapshot is not one this view model wrote.
+    func restore(_ snapshot: JSONValue) throws(SnapshotError)
+
+    /// Cancels all work; the session is going away.
+    func shutdown()
+}
+
+/// A snapshot that cannot be restored (corrupt, or written by an incompatible version).
+public struct SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, with the path of the offending field.
+    public var description: String
+
+    /// Creates the error.
+    public init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,132 @@
+import JSON
+import Upstreams
+
+/// Reads a snapshot object field by field, naming the field in every error.
+///
+/// Snapshots come from Redis, so they are external data: nothing here traps on a wrong shape.
+package struct SnapshotReader {
+    private let object: JSONObject
+    private let path: String
+
+    /// A reader of `value`, which must be an object.
+    package init(_ value: JSONValue, path: String = "") throws(SnapshotError) {
+        guard let object = value.objectValue else { throw SnapshotError("\(path.isEmpty ? "snapshot" : path) is not an object") }
+        self.object = object
+        self.path = path
+    }
+
+    private func field(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    private func missing(_ key: String, _ kind: String) -> SnapshotError {
+        SnapshotError("\(field(key)) is not \(kind)")
+    }
+
+    package func value(_ key: String) -> JSONValue { object[key] ?? .null }
+
+    package func string(_ key: String) throws(SnapshotError) -> String {
+        guard let value = object[key]?.stringValue else { throw missing(key, "a string") }
+        return value
+    }
+
+    package func optionalString(_ key: String) throws(SnapshotError) -> String? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let string = value.stringValue else { throw missing(key, "a string or null") }
+        return string
+    }
+
+    package func int(_ key: String) throws(SnapshotError) -> Int {
+        guard let value = object[key]?.intValue else { throw missing(key, "an integer") }
+        return value
+    }
+
+    package func optionalInt(_ key: String) throws(SnapshotError) -> Int? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let int = value.intValue else { throw missing(key, "an integer or null") }
+        return int
+    }
+
+    package func bool(_ key: String) throws(SnapshotError) -> Bool {
+        guard let value = object[key]?.boolValue else { throw missing(key, "a boolean") }
+        return value
+    }
+
+    package func object(_ key: String) throws(SnapshotError) -> SnapshotReader {
+        try SnapshotReader(value(key), path: field(key))
+    }
+
+    package func optionalObject(_ key: String) throws(SnapshotError) -> SnapshotReader? {
+        let value = value(key)
+        return value.isNull ? nil : try SnapshotReader(value, path: field(key))
+    }
+
+    package func array<Element>(
+        _ key: String, _ read: (SnapshotReader) throws(SnapshotError) -> Element
+    ) throws(SnapshotError) -> [Element] {
+        guard let list = object[key]?.arrayValue else { throw missing(key, "an array") }
+        var result: [Element] = []
+        result.reserveCapacity(list.count)
+        for (index, entry) in list.enumerated() {
+            result.append(try read(SnapshotReader(entry, path: "\(field(key))[\(index)]")))
+        }
+        return result
+    }
+
+    package func strings(_ key: String) throws(SnapshotError) -> [String] {
+        guard let list = object[key]?.arrayValue else { throw missing(key, "an array") }
+        var result: [String] = []
+        for entry in list {
+            guard let string = entry.stringValue else { throw missing(key, "an array of strings") }
+            result.append(string)
+        }
+        return result
+    }
+
+    /// An ``UpstreamError`` written by ``UpstreamError/json``, or nil for null.
+    package func optionalError(_ key: String) throws(SnapshotError) -> UpstreamError? {
+        guard let reader = try optionalObject(key) else { return nil }
+        guard let kind = UpstreamError.Kind(rawValue: try reader.string("kind")) else {
+            throw SnapshotError("\(field(key)).kind is not an error kind")
+        }
+        return UpstreamError(
+            kind: kind, message: try reader.string("message"), status: try reader.optionalInt("status"),
+            code: try reader.optionalInt("code")
+        )
+    }
+}
+
+extension Loadable {
+    /// The journal form: `{"status", "value", "error", "request"}` with the whole value and the request of a
+    /// load in flight (``json(_:)`` shows neither).
+    package func snapshot(value valueJSON: (Value) -> JSONValue, request requestJSON: (Request) -> JSONValue) -> JSONValue {
+        var object: JSONObject = ["value": value.map(valueJSON) ?? .null, "error": error?.json ?? .null]
+        switch self {
+        case .idle: object["status"] = "idle"
+        case .loading(let request, _):
+            object["status"] = "loading"
+            object["request"] = requestJSON(request)
+        case .loaded: object["status"] = "loaded"
+        case .failed: object["status"] = "failed"
+        }
+        return .object(object)
+    }
+
+    /// Reads ``snapshot(value:request:)``.
+    package init(
+        snapshot reader: SnapshotReader, value readValue: (SnapshotReader) throws(SnapshotError) -> Value,
+        request readRequest: (SnapshotReader) throws(SnapshotError) -> Request
+    ) throws(SnapshotError) {
+        var value: Value?
+        if let valueReader = try reader.optionalObject("value") { value = try readValue(valueReader) }
+        switch try reader.string("status") {
+        case "idle": self = .idle
+        case "loading": self = .loading(try readRequest(reader.object("request")), previous: value)
+        case "loaded":
+            guard let value else { throw SnapshotError("a loaded value is null") }
+            self = .loaded(value)
+        case "failed":
+            guard let error = try reader.optionalError("error") else { throw SnapshotError("a failure has no error") }
+            self = .failed(error, previous: value)
+        case let other: throw SnapshotError("unknown status '\(other)'")
+        }
+    }
+}

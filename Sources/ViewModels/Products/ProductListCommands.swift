@@ -1,0 +1,28 @@
+import EventLoop
+import JSON
+
+extension ProductListViewModel: HostedViewModel {
+    public nonisolated static let name = "products"
+
+    /// `POST /v1/sessions/{id}/products/{command}`; none reads its body.
+    public nonisolated static let commands: [ViewModelCommand<ProductListViewModel>] = [
+        ViewModelCommand("refresh") { products in
+            products.refresh()
+            return .accepted { [weak products] in await products?.waitUntilIdle() }
+        },
+        ViewModelCommand("load-more") { products throws(CommandRejection) in
+            do throws(CommandDisabled) {
+                try products.loadMore()
+            } catch {
+                throw .disabled(error)
+            }
+            return .accepted { [weak products] in await products?.waitUntilIdle() }
+        },
+        ViewModelCommand("cancel") { products in
+            products.cancel()
+            return .state
+        },
+    ]
+
+    public var stateJSON: JSONValue { state.json }
+}
