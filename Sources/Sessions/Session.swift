@@ -16,6 +16,8 @@ public final class Session {
     public internal(set) var lastActivity: ContinuousClock.Instant
     /// Whether the session was deleted or expired.
     public private(set) var isClosed = false
+    /// The session's `Idempotency-Key`s and their answers.
+    public let idempotencyKeys = IdempotencyKeys()
 
     /// Creates a session hosting one view model of each registration.
     public init(
@@ -56,5 +58,6 @@ public final class Session {
         guard !isClosed else { return }
         isClosed = true
         for slot in slots { slot.close() }
+        idempotencyKeys.removeAll()
     }
 }

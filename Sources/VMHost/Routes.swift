@@ -76,28 +76,37 @@ struct Routes {
             }
             for command in registration.commands {
                 router.on(.post, "/v1/sessions/:id/\(name)/\(command.name)") { request in
-                    let slot = try slot(request, name)
-                    let body = try request.jsonObjectBody()
-                    let action: ViewModelRegistration.Command.Action
-                    do throws(CommandRejection) {
-                        action = try command.decode(body)
-                    } catch {
-                        throw HTTPError(error)
+                    let session = try session(request)
+                    guard let slot = session.slot(name) else { throw HTTPError.notFound(request.path) }
+                    let run = { () throws(HTTPError) -> HTTPHandlerResult in
+                        try perform(command, on: slot, request: request)
                     }
-                    let reply: CommandReply
-                    do throws(CommandRejection) {
-                        reply = try slot.perform(action)
-                    } catch {
-                        throw HTTPError(error)
-                    }
-                    switch reply {
-                    case .state:
-                        return .response(.json(bytes: slot.channel.stateBytes))
-                    case .accepted(let finished):
-                        return accepted(request, channel: slot.channel, until: finished)
-                    }
+                    guard let key = request.header("Idempotency-Key") else { return try run() }
+                    return try IdempotentCommand.answer(
+                        key: key, command: "\(name)/\(command.name)", request: request,
+                        keys: session.idempotencyKeys, run: run
+                    )
                 }
             }
+        }
+    }
+
+    /// Decodes and runs one command: `200` with the state, or `202` (or the state after `Prefer: wait`).
+    private func perform(
+        _ command: ViewModelRegistration.Command, on slot: ViewModelSlot, request: HTTPRequest
+    ) throws(HTTPError) -> HTTPHandlerResult {
+        let body = try request.jsonObjectBody()
+        let reply: CommandReply
+        do throws(CommandRejection) {
+            reply = try slot.perform(command.decode(body))
+        } catch {
+            throw HTTPError(error)
+        }
+        switch reply {
+        case .state:
+            return .response(.json(bytes: slot.channel.stateBytes))
+        case .accepted(let finished):
+            return accepted(request, channel: slot.channel, until: finished)
         }
     }
 
