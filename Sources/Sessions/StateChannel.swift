@@ -3,6 +3,16 @@ import HTTPServer
 import JSON
 import JSONPatch
 
+/// A version published but held back until the journal has it.
+public struct HeldVersion: Sendable {
+    /// Its number.
+    public var version: Int
+    /// The state, with `version`.
+    public var state: JSONValue
+    /// The RFC 6902 patch from the version before, serialised.
+    public var patch: [UInt8]
+}
+
 /// How a subscriber wants changes.
 public enum StreamFormat: Sendable, Equatable {
     /// A snapshot first, then RFC 6902 patches.
@@ -47,6 +57,8 @@ public final class StateChannel {
     private var replayStart = 0
     private var cachedSnapshotEvent: ServerSentEventChunk?
     private var observers: [ObjectIdentifier: any ChannelObserver] = [:]
+    private var held: [HeldVersion] = []
+    private var commitWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
 
     /// Creates a channel.
     /// - Parameters:
@@ -60,6 +72,7 @@ public final class StateChannel {
     ) {
         self.name = name
         self.version = version
+        latestVersion = version
         self.replayCapacity = replayCapacity
         self.retryMilliseconds = retryMilliseconds
         reported = initial
@@ -71,32 +84,82 @@ public final class StateChannel {
     public var subscriberCount: Int { observers.count }
 
     /// Publishes a new state (without `version`); a no-op when nothing changed.
-    public func publish(_ newState: JSONValue) {
+    ///
+    /// - Parameter holdUntilCommitted: keep the new version from readers (`GET`, streams, resume) until
+    ///   ``commit(through:)``: the journal calls it once the version is durable, so no client ever sees a
+    ///   version a crash could lose.
+    public func publish(_ newState: JSONValue, holdUntilCommitted: Bool = false) {
         // NB: one diff of the states as the view model reported them decides both whether anything changed
         // and what the patch is; `version` is the only field the channel adds.
         var operations = JSONPatch.diff(from: reported, to: newState)
         guard !operations.isEmpty else { return }
         reported = newState
-        let next = Self.versioned(newState, version: version + 1)
+        let nextVersion = latestVersion + 1
+        let next = Self.versioned(newState, version: nextVersion)
         if case .replace(let path, _) = operations.first, path.tokens.isEmpty {
             // The diff chose to replace the whole document: the replacement must carry the version.
             operations = [.replace(path: JSONPointer(tokens: []), value: next)]
         } else {
-            operations.insert(.replace(path: JSONPointer(tokens: ["version"]), value: .int(version + 1)), at: 0)
+            operations.insert(.replace(path: JSONPointer(tokens: ["version"]), value: .int(nextVersion)), at: 0)
         }
-        version += 1
-        state = next
-        stateBytes = next.serializedBytes
-        cachedSnapshotEvent = nil
-
         var patch: [UInt8] = []
         patch.reserveCapacity(64)
         JSONPatch.serialize(operations, into: &patch)
-        remember(version: version, patch: patch)
+        latestVersion = nextVersion
+        if holdUntilCommitted {
+            held.append(HeldVersion(version: nextVersion, state: next, patch: patch))
+        } else {
+            // NB: versions are committed in order: anything held before this one goes out first.
+            commit(through: latestVersion - 1)
+            apply(version: nextVersion, state: next, patch: patch)
+        }
+    }
+
+    /// The newest version published, committed or not.
+    public private(set) var latestVersion: Int
+
+    /// Versions published but not yet committed, oldest first, with their state and patch.
+    public var heldVersions: [HeldVersion] { held }
+
+    /// Makes every held version up to `version` visible: state, replay ring and subscribers, in order.
+    public func commit(through version: Int) {
+        guard !held.isEmpty else { return }
+        var count = 0
+        for entry in held where entry.version <= version {
+            apply(version: entry.version, state: entry.state, patch: entry.patch)
+            count += 1
+        }
+        held.removeFirst(count)
+        if held.isEmpty {
+            let waiting = commitWaiters
+            commitWaiters.removeAll()
+            for (_, waiter) in waiting { waiter.resume() }
+        } else {
+            var still: [(Int, CheckedContinuation<Void, Never>)] = []
+            for (target, waiter) in commitWaiters {
+                if target <= self.version { waiter.resume() } else { still.append((target, waiter)) }
+            }
+            commitWaiters = still
+        }
+    }
+
+    /// Returns once every version published so far is committed (at once when none is held).
+    public func waitUntilCommitted() async {
+        guard !held.isEmpty else { return }
+        let target = latestVersion
+        await withCheckedContinuation { commitWaiters.append((target, $0)) }
+    }
+
+    private func apply(version newVersion: Int, state next: JSONValue, patch: [UInt8]) {
+        version = newVersion
+        state = next
+        stateBytes = next.serializedBytes
+        cachedSnapshotEvent = nil
+        remember(version: newVersion, patch: patch)
         guard !observers.isEmpty else { return }
-        let event = ServerSentEventChunk(Self.frame(event: "patch", id: "\(version)", data: patch))
+        let event = ServerSentEventChunk(Self.frame(event: "patch", id: "\(newVersion)", data: patch))
         for observer in observers.values {
-            observer.channel(self, published: version, patch: patch, patchEvent: event)
+            observer.channel(self, published: newVersion, patch: patch, patchEvent: event)
         }
     }
 
@@ -127,8 +190,10 @@ public final class StateChannel {
         }
     }
 
-    /// Ends every stream of this channel (session deleted or expired, server shutting down).
+    /// Ends every stream of this channel (session deleted or expired, server shutting down); whatever is held
+    /// is committed first, so waiting requests answer.
     public func close() {
+        commit(through: latestVersion)
         let current = observers.values
         observers.removeAll()
         for observer in current { observer.channelClosed(self) }
@@ -152,6 +217,25 @@ public final class StateChannel {
             replay[replayStart] = (version, patch)
             replayStart = (replayStart + 1) % replayCapacity
         }
+    }
+
+    /// The replay ring, oldest first (for the journal's full write).
+    public var replayedPatches: [(version: Int, patch: [UInt8])] {
+        let count = replay.count
+        return (0..<count).map { replay[(replayStart + $0) % count] }
+    }
+
+    /// Fills the replay ring from the journal, oldest first; entries not directly before ``version`` are ignored.
+    public func restoreReplay(_ entries: [(version: Int, patch: [UInt8])]) {
+        // The run of consecutive versions that ends at the current one: a patch is only useful to a client
+        // when every later one is there too.
+        var run: [(version: Int, patch: [UInt8])] = []
+        var expected = version
+        for entry in entries.reversed() where entry.version == expected && run.count < replayCapacity {
+            run.append(entry)
+            expected -= 1
+        }
+        for entry in run.reversed() { remember(version: entry.version, patch: entry.patch) }
     }
 
     /// The patches after `lastEventID` in order, or nil when the ring no longer covers them (or the id is
