@@ -53,7 +53,8 @@ public struct RedisConfiguration: Equatable, Sendable {
 
     /// The delay before reconnection attempt number `failures` (1 after the first failure).
     func reconnectDelay(afterFailures failures: Int) -> Duration {
-        var delay = reconnectBackoffMinimum
+        // NB: at least a millisecond, so a zero minimum cannot turn reconnecting into a busy loop.
+        var delay = max(reconnectBackoffMinimum, .milliseconds(1))
         var remaining = max(failures - 1, 0)
         while remaining > 0, delay < reconnectBackoffMaximum {
             delay *= 2

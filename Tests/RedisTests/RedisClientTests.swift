@@ -161,7 +161,7 @@ struct RedisClientTests {
         #expect(try await inThree.send(["SET", "where", "three"]) == .status("OK"))
         #expect(try await inZero.send(["GET", "where"]) == .null)
         #expect(try await inThree.send(["GET", "where"]) == .bulk(Array("three".utf8)))
-        #expect(try await inZero.send(["MOVE", "where", "0"]) == .integer(0))
+        #expect(try await inZero.send(["MOVE", "where", "5"]) == .integer(0), "no such key in database 0")
         #expect(try await inThree.send(["MOVE", "where", "0"]) == .integer(1))
         #expect(try await inZero.send(["GET", "where"]) == .bulk(Array("three".utf8)))
         inThree.shutdown()
@@ -263,6 +263,25 @@ struct RedisClientTests {
         let later = await failure { () async throws(RedisError) in try await client.send(["PING"]) }
         #expect(later == .unavailable)
         #expect(client.statistics.timeouts == 0)
+    }
+
+    @Test func aReleasedClientClosesItsConnection() async throws {
+        let server = try RedisServerProcess()
+        try await server.start()
+        let observer = RedisClient(configuration: fastConfiguration(port: server.port))
+        observer.start()
+        var released: RedisClient? = RedisClient(configuration: fastConfiguration(port: server.port, database: 1))
+        released?.start()
+        #expect(try await released?.send(["PING"]) == .status("PONG"))
+        weak let weakClient = released
+        released = nil
+        #expect(weakClient == nil)
+        let closed = await eventually {
+            guard let list = try? await observer.send(["CLIENT", "LIST"]).string else { return false }
+            return list.split(separator: "\n").count == 1
+        }
+        #expect(closed)
+        observer.shutdown()
     }
 
     @Test func failsFastWhenNothingListens() async throws {
