@@ -21,6 +21,10 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
+        // NB: no pkgConfig for hiredis: its .pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a warning;
+        // the headers are in /usr/include/hiredis and the module map links libhiredis.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .target(name: "CHiredisShims", dependencies: ["CHiredis", "CLibevent"]),
 
         // Pure Swift building blocks.
         .target(name: "JSON"),
@@ -36,6 +40,7 @@ let package = Package(
             name: "HTTPClient",
             dependencies: ["CCurl", "CCurlShims", "CLibevent", "EventLoop"]
         ),
+        .target(name: "Redis", dependencies: ["CHiredis", "CHiredisShims", "EventLoop"]),
 
         // Domain.
         .target(name: "Upstreams", dependencies: ["EventLoop", "HTTPClient", "JSON"]),
@@ -81,6 +86,7 @@ let package = Package(
             name: "UpstreamsTests",
             dependencies: ["Upstreams", "FakeUpstream", "HTTPClient", "EventLoop", "JSON", "VMHostTesting"]
         ),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "EventLoop", "VMHostTesting"]),
         .testTarget(name: "SessionsTests", dependencies: ["Sessions", "ViewModels", "Upstreams", "EventLoop"]),
         .testTarget(name: "ViewModelTests", dependencies: ["ViewModels", "Upstreams", "EventLoop", "JSON"]),
         .testTarget(

@@ -1,0 +1,71 @@
+#ifndef VMHOST_CHIREDISSHIMS_H
+#define VMHOST_CHIREDISSHIMS_H
+
+#include <sys/types.h>
+#include <sys/time.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+
+#include <stddef.h>
+#include <hiredis/hiredis.h>
+#include <hiredis/async.h>
+
+struct event_base;
+
+/// Typed, non-variadic wrappers for hiredis' async API on libevent (the adapter is a header of static
+/// functions, which Swift cannot call). Every symbol is prefixed `vmh_redis_`.
+
+/// Starts a non-blocking connect to `ip:port`. NULL only when out of memory; otherwise check
+/// `vmh_redis_error` at once (a refused connection may already show there) and free the context on error.
+redisAsyncContext *vmh_redis_connect(const char *ip, int port);
+
+/// Attaches the context to a libevent base (`redisLibeventAttach`). Returns REDIS_OK or REDIS_ERR.
+int vmh_redis_attach(redisAsyncContext *context, struct event_base *base);
+
+/// The context's error code (0 when none) and message (never NULL).
+int vmh_redis_error(const redisAsyncContext *context);
+const char *vmh_redis_error_message(const redisAsyncContext *context);
+
+/// The opaque pointer hiredis keeps for the caller (`ac->data`).
+void vmh_redis_set_data(redisAsyncContext *context, void *data);
+void *vmh_redis_data(const redisAsyncContext *context);
+
+/// Connect callback: status REDIS_OK when connected, REDIS_ERR when the connect failed (hiredis then frees
+/// the context right after the callback, failing pending commands first; no disconnect callback follows).
+int vmh_redis_set_connect_callback(redisAsyncContext *context, void (*callback)(const redisAsyncContext *, int));
+
+/// Disconnect callback: called once, last, for a context that had connected; the context is freed after it.
+int vmh_redis_set_disconnect_callback(redisAsyncContext *context,
+                                      void (*callback)(const redisAsyncContext *, int));
+
+/// Queues one command given as binary-safe arguments (`redisAsyncCommandArgv`). On REDIS_OK `callback` is
+/// called exactly once with `privdata`: with the reply, or with NULL when the context goes away first.
+/// On REDIS_ERR it is never called. Subscribe and monitor commands call back more than once: never send them.
+int vmh_redis_command_argv(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
+                           void *privdata, int argc, const char *const *argv, const size_t *argvlen);
+
+/// Frees the context at once (`redisAsyncFree`): pending callbacks get NULL replies, then the disconnect
+/// callback runs (if it had connected). Never call it from inside a hiredis callback: 0.14 frees a
+/// connecting context at once even there, under the caller's feet.
+void vmh_redis_free(redisAsyncContext *context);
+
+/// Reply accessors. `reply` is only valid inside the command callback.
+int vmh_redis_reply_type(const redisReply *reply);
+long long vmh_redis_reply_integer(const redisReply *reply);
+const char *vmh_redis_reply_string(const redisReply *reply);
+size_t vmh_redis_reply_length(const redisReply *reply);
+size_t vmh_redis_reply_element_count(const redisReply *reply);
+/// Element `index` of an array reply (NULL when out of range).
+const redisReply *vmh_redis_reply_element(const redisReply *reply, size_t index);
+
+/// Constants that are macros in hiredis' headers.
+extern const int vmh_redis_ok;
+extern const int vmh_redis_err;
+extern const int vmh_redis_reply_type_string;
+extern const int vmh_redis_reply_type_array;
+extern const int vmh_redis_reply_type_integer;
+extern const int vmh_redis_reply_type_nil;
+extern const int vmh_redis_reply_type_status;
+extern const int vmh_redis_reply_type_error;
+
+#endif

@@ -1,0 +1,83 @@
+#include "CHiredisShims.h"
+
+#include <hiredis/adapters/libevent.h>
+
+_Static_assert(sizeof(long long) == 8, "vmhost assumes a 64-bit long long: Swift Int64");
+
+redisAsyncContext *vmh_redis_connect(const char *ip, int port) {
+    return redisAsyncConnect(ip, port);
+}
+
+int vmh_redis_attach(redisAsyncContext *context, struct event_base *base) {
+    return redisLibeventAttach(context, base);
+}
+
+int vmh_redis_error(const redisAsyncContext *context) {
+    return context->err;
+}
+
+const char *vmh_redis_error_message(const redisAsyncContext *context) {
+    return context->errstr != NULL ? context->errstr : "";
+}
+
+void vmh_redis_set_data(redisAsyncContext *context, void *data) {
+    context->data = data;
+}
+
+void *vmh_redis_data(const redisAsyncContext *context) {
+    return context->data;
+}
+
+int vmh_redis_set_connect_callback(redisAsyncContext *context, void (*callback)(const redisAsyncContext *, int)) {
+    return redisAsyncSetConnectCallback(context, callback);
+}
+
+int vmh_redis_set_disconnect_callback(redisAsyncContext *context,
+                                      void (*callback)(const redisAsyncContext *, int)) {
+    return redisAsyncSetDisconnectCallback(context, callback);
+}
+
+int vmh_redis_command_argv(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
+                           void *privdata, int argc, const char *const *argv, const size_t *argvlen) {
+    // NB: hiredis only reads the argument arrays (it copies them into its output buffer at once); its
+    // prototype lacks the inner const.
+    return redisAsyncCommandArgv(context, callback, privdata, argc, (const char **)argv, argvlen);
+}
+
+void vmh_redis_free(redisAsyncContext *context) {
+    redisAsyncFree(context);
+}
+
+int vmh_redis_reply_type(const redisReply *reply) {
+    return reply->type;
+}
+
+long long vmh_redis_reply_integer(const redisReply *reply) {
+    return reply->integer;
+}
+
+const char *vmh_redis_reply_string(const redisReply *reply) {
+    return reply->str;
+}
+
+size_t vmh_redis_reply_length(const redisReply *reply) {
+    return reply->len;
+}
+
+size_t vmh_redis_reply_element_count(const redisReply *reply) {
+    return reply->type == REDIS_REPLY_ARRAY ? reply->elements : 0;
+}
+
+const redisReply *vmh_redis_reply_element(const redisReply *reply, size_t index) {
+    if (reply->type != REDIS_REPLY_ARRAY || index >= reply->elements) return NULL;
+    return reply->element[index];
+}
+
+const int vmh_redis_ok = REDIS_OK;
+const int vmh_redis_err = REDIS_ERR;
+const int vmh_redis_reply_type_string = REDIS_REPLY_STRING;
+const int vmh_redis_reply_type_array = REDIS_REPLY_ARRAY;
+const int vmh_redis_reply_type_integer = REDIS_REPLY_INTEGER;
+const int vmh_redis_reply_type_nil = REDIS_REPLY_NIL;
+const int vmh_redis_reply_type_status = REDIS_REPLY_STATUS;
+const int vmh_redis_reply_type_error = REDIS_REPLY_ERROR;

@@ -1,0 +1,82 @@
+import EventLoop
+
+/// One command on its way: its arguments, its deadline and the code to run once with its outcome.
+///
+/// While hiredis holds the command (from `redisAsyncCommandArgv` to its callback) it owns one retain of
+/// it, taken with `Unmanaged.passRetained` and given back by `takeRetainedValue` in the callback.
+@LoopActor
+final class PendingCommand {
+    let arguments: [[UInt8]]
+    let deadline: ContinuousClock.Instant
+    /// When the command was handed to hiredis.
+    private(set) var sentAt: ContinuousClock.Instant?
+    /// The connection holding the command; kept alive until hiredis calls the command back.
+    var connection: RedisConnection?
+    /// Runs once with the outcome and, when the command was sent, the time since it was.
+    typealias Completion = @LoopActor (Result<RedisReply, RedisError>, Duration?) -> Void
+    private var completion: Completion?
+
+    init(arguments: [[UInt8]], deadline: ContinuousClock.Instant, completion: @escaping Completion) {
+        self.arguments = arguments
+        self.deadline = deadline
+        self.completion = completion
+    }
+
+    /// Whether the outcome has been delivered.
+    var isFinished: Bool { completion == nil }
+
+    func markSent() {
+        sentAt = ContinuousClock.now
+    }
+
+    /// Delivers the outcome; every call after the first is ignored.
+    func finish(_ result: Result<RedisReply, RedisError>) {
+        guard let completion else { return }
+        self.completion = nil
+        completion(result, sentAt.map { ContinuousClock.now - $0 })
+    }
+}
+
+/// A first-in, first-out queue of commands (replies come back in the order commands were sent).
+struct CommandQueue {
+    private var items: [PendingCommand] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+
+    var count: Int { items.count - head }
+
+    /// The oldest command whose outcome is still open.
+    @LoopActor
+    var firstUnfinished: PendingCommand? {
+        items[head...].first { !$0.isFinished }
+    }
+
+    mutating func append(_ command: PendingCommand) {
+        items.append(command)
+    }
+
+    /// Removes `command`; normally it is the oldest, so this is O(1).
+    mutating func remove(_ command: PendingCommand) {
+        if head < items.count, items[head] === command {
+            head += 1
+        } else if let index = items[head...].firstIndex(where: { $0 === command }) {
+            items.remove(at: index)
+        }
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 1024, head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// Empties the queue, returning its commands oldest first.
+    mutating func removeAll() -> [PendingCommand] {
+        let all = Array(items[head...])
+        items.removeAll()
+        head = 0
+        return all
+    }
+}

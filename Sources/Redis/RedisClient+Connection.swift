@@ -1,0 +1,142 @@
+import EventLoop
+
+/// The connection's life: connect, select, ready, lost, backoff, reconnect; and the watchdog.
+extension RedisClient: RedisConnectionDelegate {
+    func connect() {
+        if connectAttempts > 0 { statistics.reconnects += 1 }
+        connectAttempts += 1
+        let connection = RedisConnection()
+        connection.delegate = self
+        // NB: hiredis resolves names with a blocking getaddrinfo; localhost is the one name we accept.
+        let host = configuration.host.lowercased() == "localhost" ? "127.0.0.1" : configuration.host
+        guard connection.open(host: host, port: configuration.port) else {
+            lastConnectionError = connection.errorMessage
+            connectionLost()
+            return
+        }
+        self.connection = connection
+        connectDeadline = ContinuousClock.now + configuration.connectTimeout
+        isDatabaseSelected = configuration.database == 0
+        if !isDatabaseSelected {
+            // NB: queued before any other command, and those wait for its reply: none runs on database 0.
+            let select = PendingCommand(
+                arguments: [Array("SELECT".utf8), Array(String(configuration.database).utf8)],
+                deadline: ContinuousClock.now + configuration.connectTimeout
+            ) { [weak self, weak connection] result, _ in
+                guard let self, let connection else { return }
+                self.selectFinished(result, on: connection)
+            }
+            guard connection.send(select) else {
+                closeConnection(reason: "cannot send SELECT")
+                return
+            }
+        }
+        rearmWatchdog()
+        setState(.connecting)
+    }
+
+    func connectionDidConnect(_ connection: RedisConnection) {
+        guard connection === self.connection else { return }
+        becomeReadyIfSettled()
+    }
+
+    func connectionDidEnd(_ connection: RedisConnection) {
+        guard connection === self.connection else { return }
+        lastConnectionError = connection.errorMessage
+        connectionLost()
+    }
+
+    private func selectFinished(_ result: Result<RedisReply, RedisError>, on connection: RedisConnection) {
+        guard connection === self.connection else { return }
+        switch result {
+        case .success:
+            isDatabaseSelected = true
+            becomeReadyIfSettled()
+        case .failure(.unavailable):
+            break  // the connection is ending; connectionDidEnd follows
+        case .failure(let error):
+            closeConnection(reason: "SELECT \(configuration.database) failed: \(error)")
+        }
+    }
+
+    private func becomeReadyIfSettled() {
+        guard let connection, connection.isConnected, isDatabaseSelected, state == .connecting else { return }
+        consecutiveFailures = 0
+        connectDeadline = nil
+        setState(.ready)
+        guard state == .ready else { return }
+        for command in waiting.removeAll() where !command.isFinished {
+            submit(command)
+        }
+        rearmWatchdog()
+    }
+
+    /// The connection failed or ended: fail what waits for it, then back off and reconnect.
+    private func connectionLost() {
+        connection = nil
+        connectDeadline = nil
+        for command in waiting.removeAll() { command.finish(.failure(.unavailable)) }
+        rearmWatchdog()
+        guard state != .shutdown else { return }
+        consecutiveFailures += 1
+        reconnectTimer.schedule(after: configuration.reconnectDelay(afterFailures: consecutiveFailures))
+        setState(.disconnected)
+    }
+
+    func reconnectTimerFired() {
+        guard state == .disconnected else { return }
+        connect()
+    }
+
+    /// Drops the connection: in-flight commands fail with ``RedisError/unavailable``.
+    func closeConnection(reason: String) {
+        guard let connection else { return }
+        if HiredisCallback.isRunning {
+            pendingCloseReason = pendingCloseReason ?? reason
+            deferredClose.schedule(after: .zero)
+            return
+        }
+        pendingCloseReason = nil
+        connection.close(reason: reason)
+        // NB: a connected context reported its end from inside close(); a connecting one did not.
+        connectionDidEnd(connection)
+    }
+
+    func deferredCloseFired() {
+        guard let reason = pendingCloseReason else { return }
+        closeConnection(reason: reason)
+    }
+
+    // MARK: Watchdog
+
+    func watchdogFired() {
+        let now = ContinuousClock.now
+        while let first = waiting.firstUnfinished, first.deadline <= now {
+            waiting.remove(first)
+            first.finish(.failure(.timeout))
+        }
+        if let connection, let first = connection.inFlight.firstUnfinished, first.deadline <= now {
+            first.finish(.failure(.timeout))
+            closeConnection(reason: "no reply within \(configuration.commandTimeout)")
+        } else if let connectDeadline, connectDeadline <= now {
+            closeConnection(reason: "not connected within \(configuration.connectTimeout)")
+        }
+        rearmWatchdog()
+    }
+
+    /// Schedules the watchdog for the earliest deadline, or stops it when nothing waits.
+    func rearmWatchdog() {
+        let deadlines = [connectDeadline, waiting.firstUnfinished?.deadline, connection?.inFlight.firstUnfinished?.deadline]
+        guard let earliest = deadlines.compactMap({ $0 }).min() else {
+            watchdog.cancel()
+            return
+        }
+        watchdog.schedule(after: max(.zero, earliest - ContinuousClock.now))
+    }
+
+    func setState(_ newState: RedisClientState) {
+        guard state != newState else { return }
+        state = newState
+        onStateChange?(newState)
+    }
+}

@@ -1,0 +1,181 @@
+import EventLoop
+
+/// A Redis client on the event loop, built on hiredis' async API and its libevent adapter.
+///
+/// Design:
+/// - One connection, on ``EventLoop/shared``'s event base; every callback runs on the loop, so the client
+///   is ``LoopActor``-isolated and never blocks or locks. Commands go out as binary-safe argv
+///   (`redisAsyncCommandArgv`), never through format strings.
+/// - Pipelining: any number of commands may be in flight; hiredis answers them in order, and each
+///   command's continuation is resumed exactly once: by its reply, by the timeout, by the connection
+///   ending (hiredis calls every pending callback with a NULL reply), or by ``shutdown()``.
+/// - hiredis 0.14 has no timeouts: one loop timer (the watchdog) watches the oldest deadline. A command
+///   without a reply after ``RedisConfiguration/commandTimeout`` fails with ``RedisError/timeout`` and the
+///   connection is dropped (a hung server means a bad connection); the commands behind it fail with
+///   ``RedisError/unavailable``. A connect (with its `SELECT`) gets ``RedisConfiguration/connectTimeout``.
+/// - hiredis never reconnects: after a failed connect or a lost connection the client reconnects with
+///   exponential backoff (``RedisConfiguration/reconnectBackoffMinimum`` doubling up to
+///   ``RedisConfiguration/reconnectBackoffMaximum``). While it waits, commands fail fast with
+///   ``RedisError/unavailable``; while it connects, they queue and go out once the connection is ready
+///   (after `SELECT` when the database is not 0), so none can run against the wrong database.
+/// - Memory: hiredis' `ac->data` points at the ``RedisConnection`` unretained (the client keeps it alive
+///   while the context exists); each command's privdata is one `Unmanaged` retain, given back in its
+///   callback. Contexts are freed only outside hiredis callbacks (deferred to a zero-delay timer when
+///   asked from inside one), as hiredis 0.14 may free a context under a running callback otherwise.
+@LoopActor
+public final class RedisClient {
+    /// The configuration the client was created with.
+    public let configuration: RedisConfiguration
+    /// The current state; ``onStateChange`` hears every change.
+    public internal(set) var state: RedisClientState = .idle
+    /// Counters for metrics.
+    public internal(set) var statistics = RedisClientStatistics()
+    /// Why the last connection attempt failed or the last connection ended, for logs.
+    public internal(set) var lastConnectionError: String?
+    /// Called on the loop after every state change, with the new state.
+    public var onStateChange: (@LoopActor (RedisClientState) -> Void)?
+    /// Called on the loop with the round-trip time of every command that got a reply (errors included).
+    public var onLatency: (@LoopActor (Duration) -> Void)?
+
+    // NB: internal rather than private for RedisClient+Connection.swift.
+    var connection: RedisConnection?
+    var isDatabaseSelected = false
+    var waiting = CommandQueue()
+    var connectDeadline: ContinuousClock.Instant?
+    var consecutiveFailures = 0
+    var connectAttempts = 0
+    var pendingCloseReason: String?
+    lazy var watchdog = LoopTimer { [weak self] in self?.watchdogFired() }
+    lazy var reconnectTimer = LoopTimer { [weak self] in self?.reconnectTimerFired() }
+    lazy var deferredClose = LoopTimer { [weak self] in self?.deferredCloseFired() }
+
+    /// Whether commands go out at once (the state is ``RedisClientState/ready``).
+    public var isAvailable: Bool { state == .ready }
+
+    /// Creates a client; nothing happens until ``start()``.
+    public init(configuration: RedisConfiguration) {
+        self.configuration = configuration
+    }
+
+    isolated deinit {
+        guard let connection else { return }
+        if HiredisCallback.isRunning {
+            Task { @LoopActor in connection.close() }
+        } else {
+            connection.close()
+        }
+    }
+
+    /// Connects (asynchronously; watch ``state``) and keeps reconnecting until ``shutdown()``.
+    /// Calling it again has no effect.
+    public func start() {
+        guard state == .idle else { return }
+        connect()
+    }
+
+    /// Stops for good: the connection closes, every pending command fails with ``RedisError/unavailable``,
+    /// and later commands fail at once.
+    public func shutdown() {
+        guard state != .shutdown else { return }
+        state = .shutdown
+        reconnectTimer.cancel()
+        connectDeadline = nil
+        for command in waiting.removeAll() { command.finish(.failure(.unavailable)) }
+        closeConnection(reason: "shut down")
+        watchdog.cancel()
+        onStateChange?(.shutdown)
+    }
+
+    /// Sends one command and waits for its reply.
+    ///
+    /// Many commands may be in flight at once; their replies come back in the order they were sent.
+    /// Task cancellation is not observed: a command, once sent, ends by reply, timeout or disconnect.
+    /// - Parameter arguments: the command and its arguments, binary-safe (e.g. `[Array("GET".utf8), key]`).
+    /// - Returns: the reply (never ``RedisReply/error(_:)`` at the top level).
+    /// - Throws: ``RedisError/server(_:)`` for an error reply; ``RedisError/unavailable`` when not
+    ///   connected or when the connection is lost first; ``RedisError/timeout``; ``RedisError/invalidCommand(_:)``
+    ///   for an empty command or one that breaks reply ordering (`SUBSCRIBE` and friends, `MONITOR`,
+    ///   `CLIENT REPLY`) or the configured database (`SELECT`).
+    public func send(_ arguments: [[UInt8]]) async throws(RedisError) -> RedisReply {
+        if let refusal = Self.refusal(of: arguments) {
+            statistics.commandsFailed += 1
+            throw refusal
+        }
+        guard state == .ready || state == .connecting else {
+            statistics.commandsFailed += 1
+            throw .unavailable
+        }
+        let deadline = ContinuousClock.now + configuration.commandTimeout
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RedisReply, RedisError>, Never>) in
+            let command = PendingCommand(arguments: arguments, deadline: deadline) { [self] result, latency in
+                record(result, latency: latency)
+                continuation.resume(returning: result)
+            }
+            enqueue(command)
+        }
+        return try result.get()
+    }
+
+    /// Sends one command given as strings (UTF-8); see ``send(_:)-([[UInt8]])``.
+    public func send(_ arguments: [String]) async throws(RedisError) -> RedisReply {
+        try await send(arguments.map { Array($0.utf8) })
+    }
+
+    // MARK: Commands
+
+    private func enqueue(_ command: PendingCommand) {
+        switch state {
+        case .ready:
+            submit(command)
+        case .connecting:
+            waiting.append(command)
+            if !watchdog.isScheduled { rearmWatchdog() }
+        case .idle, .disconnected, .shutdown:
+            command.finish(.failure(.unavailable))
+        }
+    }
+
+    func submit(_ command: PendingCommand) {
+        guard let connection, connection.send(command) else {
+            command.finish(.failure(.unavailable))
+            return
+        }
+        statistics.commandsSent += 1
+        if !watchdog.isScheduled { rearmWatchdog() }
+    }
+
+    private func record(_ result: Result<RedisReply, RedisError>, latency: Duration?) {
+        switch result {
+        case .success:
+            if let latency { onLatency?(latency) }
+        case .failure(let error):
+            statistics.commandsFailed += 1
+            switch error {
+            case .timeout: statistics.timeouts += 1
+            case .server: if let latency { onLatency?(latency) }
+            default: break
+            }
+        }
+    }
+
+    private static let refusedCommands: Set<String> = [
+        "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe", "monitor", "select",
+    ]
+
+    private static func refusal(of arguments: [[UInt8]]) -> RedisError? {
+        guard let first = arguments.first else { return .invalidCommand("empty command") }
+        let name = String(decoding: first, as: UTF8.self).lowercased()
+        if refusedCommands.contains(name) {
+            return .invalidCommand("\(name.uppercased()) is not supported by this client")
+        }
+        if name == "client", arguments.count > 1, String(decoding: arguments[1], as: UTF8.self).lowercased() == "reply" {
+            return .invalidCommand("CLIENT REPLY is not supported by this client")
+        }
+        return nil
+    }
+}
+
+extension RedisClient {
+    /// Commands handed to hiredis and not yet answered.
+    var commandsInFlight: Int { connection?.inFlight.count ?? 0 }
+}

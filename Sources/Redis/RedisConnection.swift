@@ -1,0 +1,190 @@
+import CHiredis
+import CHiredisShims
+import EventLoop
+
+/// One hiredis async context on the event loop, from connect until hiredis frees it.
+///
+/// `ac->data` points at this object without a retain: the client keeps the connection alive for as long
+/// as the context exists (until the connect-failure or disconnect callback, or ``close()``), and every
+/// command hiredis holds keeps its connection alive too. The object is never reused for a second context.
+@LoopActor
+final class RedisConnection {
+    /// Told about the connection's life; weak so a dropped client lets its connection go.
+    weak var delegate: (any RedisConnectionDelegate)?
+    /// The commands hiredis holds, oldest first.
+    private(set) var inFlight = CommandQueue()
+    /// Whether the TCP connection is established.
+    private(set) var isConnected = false
+    /// hiredis' message for why the connection failed or ended, if it gave one.
+    private(set) var errorMessage: String?
+    private var context: UnsafeMutablePointer<redisAsyncContext>?
+
+    /// Whether hiredis still has the context.
+    var isOpen: Bool { context != nil }
+
+    /// Starts a non-blocking connect on the loop's event base.
+    /// - Returns: false when hiredis failed at once (``errorMessage`` says why); no callback follows then.
+    func open(host: String, port: Int) -> Bool {
+        guard let context = vmh_redis_connect(host, Int32(clamping: port)) else {
+            errorMessage = "out of memory"
+            return false
+        }
+        if vmh_redis_error(context) != 0 {
+            errorMessage = String(cString: vmh_redis_error_message(context))
+            // NB: never attached and never connected: this frees at once, with no callback.
+            vmh_redis_free(context)
+            return false
+        }
+        vmh_redis_set_data(context, Unmanaged.passUnretained(self).toOpaque())
+        vmh_redis_set_connect_callback(context) { context, status in
+            guard let connection = RedisConnection.owner(of: context) else { return }
+            let connected = status == vmh_redis_ok
+            let message = connected ? nil : context.map { String(cString: vmh_redis_error_message($0)) }
+            LoopActor.assumeIsolated {
+                HiredisCallback.run { connection.didConnect(connected, message: message) }
+            }
+        }
+        vmh_redis_set_disconnect_callback(context) { context, status in
+            guard let connection = RedisConnection.owner(of: context) else { return }
+            let message = status == vmh_redis_ok ? nil : context.map { String(cString: vmh_redis_error_message($0)) }
+            LoopActor.assumeIsolated {
+                HiredisCallback.run { connection.didDisconnect(message: message) }
+            }
+        }
+        guard vmh_redis_attach(context, EventLoop.shared.base) == vmh_redis_ok else {
+            errorMessage = "cannot attach to the event loop"
+            vmh_redis_free(context)
+            return false
+        }
+        self.context = context
+        return true
+    }
+
+    /// Hands `command` to hiredis (binary-safe argv, no format string).
+    /// - Returns: false when hiredis refused it (the context is closing); the command is untouched then.
+    func send(_ command: PendingCommand) -> Bool {
+        guard let context else { return false }
+        let arguments = command.arguments
+        let total = arguments.reduce(0) { $0 + $1.count }
+        // NB: one contiguous copy gives every argument a stable address for the call; hiredis copies the
+        // formatted command into its output buffer before returning.
+        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: max(total, 1))
+        defer { storage.deallocate() }
+        var pointers: [UnsafePointer<CChar>?] = []
+        var lengths: [Int] = []
+        pointers.reserveCapacity(arguments.count)
+        lengths.reserveCapacity(arguments.count)
+        var offset = 0
+        for argument in arguments {
+            let start = storage + offset
+            argument.withUnsafeBufferPointer { bytes in
+                if let base = bytes.baseAddress { start.initialize(from: base, count: bytes.count) }
+            }
+            pointers.append(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self))
+            lengths.append(argument.count)
+            offset += argument.count
+        }
+        let privdata = Unmanaged.passRetained(command).toOpaque()
+        let status = vmh_redis_command_argv(
+            context,
+            { _, reply, privdata in
+                guard let privdata else { return }
+                let command = Unmanaged<PendingCommand>.fromOpaque(privdata).takeRetainedValue()
+                // NB: hiredis frees the reply when this callback returns: copy it now.
+                let outcome = RedisConnection.outcome(of: reply.map { UnsafePointer($0.assumingMemoryBound(to: redisReply.self)) })
+                LoopActor.assumeIsolated {
+                    HiredisCallback.run { command.connection?.didFinish(command, with: outcome) }
+                }
+            },
+            privdata, Int32(arguments.count), pointers, lengths
+        )
+        guard status == vmh_redis_ok else {
+            Unmanaged<PendingCommand>.fromOpaque(privdata).release()
+            return false
+        }
+        command.connection = self
+        command.markSent()
+        inFlight.append(command)
+        return true
+    }
+
+    /// Frees the context now: hiredis fails every command it holds (NULL replies), then reports the
+    /// disconnect if it had connected. Must not be called from inside a hiredis callback.
+    func close(reason: String = "closed") {
+        guard let context else { return }
+        precondition(!HiredisCallback.isRunning, "redisAsyncFree inside a hiredis callback")
+        self.context = nil
+        if errorMessage == nil { errorMessage = reason }
+        vmh_redis_free(context)
+        // NB: commands hiredis never called back would be a leak and a hung caller; there are none, as
+        // hiredis runs every pending callback in `redisAsyncFree`. Finish any survivor all the same.
+        for command in inFlight.removeAll() {
+            command.connection = nil
+            command.finish(.failure(.unavailable))
+        }
+    }
+
+    private func didConnect(_ connected: Bool, message: String?) {
+        if connected {
+            isConnected = true
+            delegate?.connectionDidConnect(self)
+        } else {
+            // NB: hiredis frees the context right after this callback, then fails the commands it holds.
+            context = nil
+            errorMessage = message ?? "connect failed"
+            delegate?.connectionDidEnd(self)
+        }
+    }
+
+    private func didDisconnect(message: String?) {
+        context = nil
+        isConnected = false
+        if errorMessage == nil { errorMessage = message ?? "connection closed" }
+        delegate?.connectionDidEnd(self)
+    }
+
+    private func didFinish(_ command: PendingCommand, with outcome: Result<RedisReply, RedisError>) {
+        inFlight.remove(command)
+        command.connection = nil
+        command.finish(outcome)
+    }
+
+    private nonisolated static func owner(of context: UnsafePointer<redisAsyncContext>?) -> RedisConnection? {
+        guard let context, let data = vmh_redis_data(context) else { return nil }
+        return Unmanaged<RedisConnection>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    /// A command's outcome from hiredis' reply: NULL means the connection went away first.
+    private nonisolated static func outcome(of reply: UnsafePointer<redisReply>?) -> Result<RedisReply, RedisError> {
+        guard let reply else { return .failure(.unavailable) }
+        guard let copied = RedisReply(copying: reply) else {
+            return .failure(.protocolError("unknown reply type \(vmh_redis_reply_type(reply))"))
+        }
+        if case .error(let message) = copied { return .failure(.server(message)) }
+        return .success(copied)
+    }
+}
+
+/// What a ``RedisConnection`` tells its client.
+@LoopActor
+protocol RedisConnectionDelegate: AnyObject {
+    /// The TCP connection is up.
+    func connectionDidConnect(_ connection: RedisConnection)
+    /// The connect failed or the connection ended; hiredis is done with the context.
+    func connectionDidEnd(_ connection: RedisConnection)
+}
+
+/// Tracks whether the loop is inside a hiredis callback, where freeing a context is unsafe.
+@LoopActor
+enum HiredisCallback {
+    private static var depth = 0
+
+    /// Whether a hiredis callback is running.
+    static var isRunning: Bool { depth > 0 }
+
+    static func run(_ body: () -> Void) {
+        depth += 1
+        defer { depth -= 1 }
+        body()
+    }
+}

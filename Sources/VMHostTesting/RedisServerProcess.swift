@@ -1,0 +1,95 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A throwaway `redis-server` on a loopback port, for tests: no persistence, killed when released.
+///
+/// `@unchecked Sendable`: a test drives it from one task at a time.
+public final class RedisServerProcess: @unchecked Sendable {
+    /// The port the server listens on; it stays the same across ``restart()``.
+    public let port: Int
+    private var process: Process?
+
+    /// Picks a free loopback port (or takes `port`) without starting anything.
+    public init(port: Int? = nil) throws {
+        self.port = try port ?? TestListener.closedPort()
+    }
+
+    deinit { kill() }
+
+    /// The server's process id while it runs.
+    public var pid: Int32? {
+        guard let process, process.isRunning else { return nil }
+        return process.processIdentifier
+    }
+
+    /// `redis://127.0.0.1:PORT/database`.
+    public func url(database: Int = 0) -> String { "redis://127.0.0.1:\(port)/\(database)" }
+
+    /// Starts `redis-server` and waits until it answers `PING`.
+    /// - Throws: ``TestClientError`` when it cannot start or does not answer within `timeout`.
+    public func start(timeout: Duration = .seconds(10)) async throws {
+        guard pid == nil else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.executable())
+        process.arguments = [
+            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            "--daemonize", "no", "--dir", NSTemporaryDirectory(),
+        ]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let port = port
+        let answered = try await offPool { Self.waitForPong(port: port, timeout: timeout) }
+        guard answered else {
+            kill()
+            throw TestClientError("redis-server did not answer PING on port \(port)")
+        }
+    }
+
+    /// Stops the server with SIGTERM and waits for it to exit.
+    public func stop() { signalAndWait(SIGTERM) }
+
+    /// Kills the server with SIGKILL (no goodbye to its clients' sockets beyond the kernel's) and waits.
+    public func kill() { signalAndWait(SIGKILL) }
+
+    /// Kills the server and starts a fresh one on the same port.
+    public func restart(timeout: Duration = .seconds(10)) async throws {
+        kill()
+        try await start(timeout: timeout)
+    }
+
+    private func signalAndWait(_ signal: Int32) {
+        guard let process else { return }
+        self.process = nil
+        if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
+        process.waitUntilExit()
+    }
+
+    private static func executable() throws -> String {
+        for candidate in ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
+        where FileManager.default.isExecutableFile(atPath: candidate) {
+            return candidate
+        }
+        throw TestClientError("redis-server not found (apt-get install redis-server)")
+    }
+
+    /// Polls with `PING` until `+PONG` comes back or `timeout` passes. Blocking: call it off the pool.
+    private static func waitForPong(port: Int, timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let socket = try? TestSocket(port: port, timeoutSeconds: 1),
+                (try? socket.write("PING\r\n")) != nil,
+                (try? socket.readLine()) == "+PONG"
+            {
+                return true
+            }
+            usleep(20_000)
+        }
+        return false
+    }
+}

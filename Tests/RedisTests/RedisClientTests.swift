@@ -1,0 +1,306 @@
+import EventLoop
+import Testing
+import VMHostTesting
+
+@testable import Redis
+
+/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+@LoopActor
+func eventually(
+    timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(20),
+    _ condition: @LoopActor () async -> Bool
+) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if await condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: interval)
+    }
+}
+
+/// The error a send threw, or nil when it succeeded.
+@LoopActor
+func failure(of send: @LoopActor () async throws(RedisError) -> RedisReply) async -> RedisError? {
+    do {
+        _ = try await send()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// Short timeouts and backoff, so failure paths finish quickly.
+func fastConfiguration(port: Int, database: Int = 0) -> RedisConfiguration {
+    RedisConfiguration(
+        host: "127.0.0.1", port: port, database: database, commandTimeout: .milliseconds(300),
+        connectTimeout: .milliseconds(300), reconnectBackoffMinimum: .milliseconds(20),
+        reconnectBackoffMaximum: .milliseconds(100)
+    )
+}
+
+@LoopActor
+@Suite("RedisClient against a real redis-server", .serialized)
+struct RedisClientTests {
+    @Test func pipelinesManyCommandsAndPairsEveryReply() async throws {
+        let server = try RedisServerProcess()
+        try await server.start()
+        let client = RedisClient(configuration: fastConfiguration(port: server.port))
+        var peakInFlight = 0
+        client.onLatency = { _ in peakInFlight = max(peakInFlight, client.commandsInFlight + 1) }
+        client.start()
+        let count = 1_000
+        let tasks = (0..<count).map { index in
+            Task { @LoopActor in
+                let counter = try await client.send(["INCR", "counter"])
+                let echo = try await client.send(["ECHO", "payload-\(index)"])
+                return (index, counter.integer ?? -1, echo.bytes)
+            }
+        }
+        var results: [(Int, Int64, [UInt8]?)] = []
+        for task in tasks { results.append(try await task.value) }
+        #expect(results.count == count)
+        #expect(Set(results.map(\.1)) == Set(1...Int64(count)))
+        for (index, _, echo) in results {
+            #expect(echo == Array("payload-\(index)".utf8))
+        }
+        #expect(peakInFlight > 10, "commands were pipelined, not sent one by one")
+        #expect(client.statistics.commandsSent == 2 * count)
+        #expect(client.statistics.commandsFailed == 0)
+        client.shutdown()
+    }
+
+    @Test func binaryAndNonASCIIRoundTrip() async throws {
+        let server = try RedisServerProcess()
+        try await server.start()
+        let client = RedisClient(configuration: fastConfiguration(port: server.port))
+        client.start()
+        let everyByte = (0...255).map { UInt8($0) }
+        let key = Array("bin\u{0}key".utf8) + everyByte
+        #expect(try await client.send([Array("SET".utf8), key, everyByte]) == .status("OK"))
+        #expect(try await client.send([Array("GET".utf8), key]) == .bulk(everyByte))
+        #expect(try await client.send([Array("STRLEN".utf8), key]) == .integer(256))
+
+        let text = "héllo wörld ✓ 日本語 🚀"
+        #expect(try await client.send(["SET", "text:ü", text]) == .status("OK"))
+        #expect(try await client.send(["GET", "text:ü"]).string == text)
+        #expect(try await client.send([Array("SET".utf8), Array("empty".utf8), []]) == .status("OK"))
+        #expect(try await client.send(["GET", "empty"]) == .bulk([]))
+        #expect(try await client.send(["GET", "missing"]) == .null)
+        client.shutdown()
+    }
+
+    @Test func repliesOfEveryShape() async throws {
+        let server = try RedisServerProcess()
+        try await server.start()
+        let client = RedisClient(configuration: fastConfiguration(port: server.port))
+        client.start()
+        #expect(try await client.send(["RPUSH", "list", "a", "", "c"]) == .integer(3))
+        #expect(try await client.send(["LRANGE", "list", "0", "-1"]) == .array([.bulk([97]), .bulk([]), .bulk([99])]))
+        #expect(try await client.send(["LRANGE", "nothing", "0", "-1"]) == .array([]))
+        #expect(try await client.send(["SET", "word", "abc"]) == .status("OK"))
+        #expect(try await client.send(["MULTI"]) == .status("OK"))
+        #expect(try await client.send(["SET", "word", "xyz"]) == .status("QUEUED"))
+        #expect(try await client.send(["INCR", "word"]) == .status("QUEUED"))
+        let exec = try await client.send(["EXEC"])
+        guard case .array(let items) = exec, items.count == 2, case .error(let message) = items[1] else {
+            Issue.record("unexpected EXEC reply \(exec)")
+            return
+        }
+        #expect(items[0] == .status("OK"))
+        #expect(message.hasPrefix("ERR value is not an integer"))
+        client.shutdown()
+    }
+
+    @Test func errorRepliesAreTypedAsServerErrors() async throws {
+        let server = try RedisServerProcess()
+        try await server.start()
+        let client = RedisClient(configuration: fastConfiguration(port: server.port))
+        client.start()
+        _ = try await client.send(["SET", "word", "abc"])
+        let error = await failure { () async throws(RedisError) in try await client.send(["INCR", "word"]) }
+        guard case .server(let message) = error else {
+            Issue.record("expected a server error, got \(String(describing: error))")
+            return
+        }
+        #expect(message.hasPrefix("ERR value is not an integer"))
+        let wrongType = await failure { () async throws(RedisError) in try await client.send(["LPUSH", "word", "x"]) }
+        #expect(wrongType.map { "\($0)" }?.contains("WRONGTYPE") == true)
+        let unknown = await failure { () async throws(RedisError) in try await client.send(["NOSUCHCOMMAND"]) }
+        #expect(unknown.map { "\($0)" }?.contains("unknown command") == true)
+        // The connection survives error replies.
+        #expect(try await client.send(["PING"]) == .status("PONG"))
+        #expect(client.statistics.commandsFailed == 3)
+        #expect(client.statistics.reconnects == 0)
+        client.shutdown()
+    }
+
+    @Test func refusesCommandsThatWouldBreakReplyOrdering() async throws {
+        let server = try RedisServerProcess()
+        try await server.start()
+        let client = RedisClient(configuration: fastConfiguration(port: server.port))
+        client.start()
+        for command in [[], ["subscribe", "news"], ["PSUBSCRIBE", "n*"], ["MONITOR"], ["SELECT", "2"], ["client", "REPLY", "OFF"]] {
+            let error = await failure { () async throws(RedisError) in try await client.send(command) }
+            guard case .invalidCommand = error else {
+                Issue.record("\(command) was not refused: \(String(describing: error))")
+                continue
+            }
+        }
+        #expect(try await client.send(["PING"]) == .status("PONG"))
+        #expect(client.statistics.commandsSent == 1)
+        client.shutdown()
+    }
+
+    @Test func selectsTheDatabaseFromTheURL() async throws {
+        let server = try RedisServerProcess()
+        try await server.start()
+        let inThree = RedisClient(configuration: try RedisConfiguration(url: server.url(database: 3)))
+        let inZero = RedisClient(configuration: try RedisConfiguration(url: server.url()))
+        inThree.start()
+        inZero.start()
+        #expect(try await inThree.send(["SET", "where", "three"]) == .status("OK"))
+        #expect(try await inZero.send(["GET", "where"]) == .null)
+        #expect(try await inThree.send(["GET", "where"]) == .bulk(Array("three".utf8)))
+        #expect(try await inZero.send(["MOVE", "where", "5"]) == .integer(0), "no such key in database 0")
+        #expect(try await inThree.send(["MOVE", "where", "0"]) == .integer(1))
+        #expect(try await inZero.send(["GET", "where"]) == .bulk(Array("three".utf8)))
+        inThree.shutdown()
+        inZero.shutdown()
+    }
+
+    @Test func aDatabaseOutOfRangeNeverBecomesReady() async throws {
+        let server = try RedisServerProcess()
+        try await server.start()
+        let client = RedisClient(configuration: fastConfiguration(port: server.port, database: 99))
+        client.start()
+        let error = await failure { () async throws(RedisError) in try await client.send(["SET", "k", "v"]) }
+        #expect(error == .unavailable)
+        #expect(client.lastConnectionError?.contains("SELECT 99 failed") == true)
+        #expect(client.state != .ready)
+        client.shutdown()
+        // Nothing reached database 0.
+        let plain = RedisClient(configuration: fastConfiguration(port: server.port))
+        plain.start()
+        #expect(try await plain.send(["DBSIZE"]) == .integer(0))
+        plain.shutdown()
+    }
+
+    @Test func reconnectsAfterTheServerIsKilledAndRestarted() async throws {
+        let server = try RedisServerProcess()
+        try await server.start()
+        let client = RedisClient(configuration: fastConfiguration(port: server.port))
+        var states: [RedisClientState] = []
+        client.onStateChange = { states.append($0) }
+        client.start()
+        #expect(try await client.send(["SET", "k", "before"]) == .status("OK"))
+        #expect(client.isAvailable)
+
+        server.kill()
+        #expect(await eventually { !client.isAvailable })
+        // While the server is down commands fail fast, well before the command timeout.
+        for _ in 0..<5 {
+            let started = ContinuousClock.now
+            let error = await failure { () async throws(RedisError) in try await client.send(["GET", "k"]) }
+            #expect(error == .unavailable)
+            #expect(ContinuousClock.now - started < .milliseconds(250))
+        }
+
+        try await server.restart()
+        #expect(await eventually { client.isAvailable })
+        #expect(try await client.send(["GET", "k"]) == .null, "a fresh server without persistence")
+        #expect(try await client.send(["SET", "k", "after"]) == .status("OK"))
+        #expect(client.statistics.reconnects >= 1)
+        #expect(client.lastConnectionError != nil)
+        #expect(states.first == .connecting)
+        #expect(states.contains(.disconnected))
+        #expect(states.last == .ready)
+        client.shutdown()
+        #expect(client.state == .shutdown)
+        #expect(states.last == .shutdown)
+    }
+
+    @Test func aHungServerTimesOutThenTheClientRecoversOnARealOne() async throws {
+        // A listener that never accepts: the kernel completes the handshake, nobody ever answers.
+        var hung: TestListener? = try TestListener()
+        let port = try #require(hung?.port)
+        let client = RedisClient(configuration: fastConfiguration(port: port))
+        client.start()
+        let started = ContinuousClock.now
+        async let first = failure { () async throws(RedisError) in try await client.send(["PING"]) }
+        async let second = failure { () async throws(RedisError) in try await client.send(["PING"]) }
+        let errors = await [first, second]
+        let elapsed = ContinuousClock.now - started
+        #expect(errors.contains(.timeout))
+        #expect(errors.allSatisfy { $0 == .timeout || $0 == .unavailable })
+        #expect(elapsed >= .milliseconds(290))
+        #expect(elapsed < .seconds(5))
+        #expect(client.statistics.timeouts >= 1)
+        #expect(client.lastConnectionError != nil)
+
+        // The same port now gets a real server: the client finds it by itself.
+        hung = nil
+        let server = try RedisServerProcess(port: port)
+        try await server.start()
+        #expect(await eventually { client.isAvailable })
+        #expect(try await client.send(["PING"]) == .status("PONG"))
+        client.shutdown()
+    }
+
+    @Test func shutdownFailsEverythingPending() async throws {
+        let hung = try TestListener()
+        let client = RedisClient(configuration: RedisConfiguration(port: hung.port, commandTimeout: .seconds(30)))
+        client.start()
+        #expect(await eventually { client.isAvailable })
+        let tasks = (0..<3).map { _ in
+            Task { @LoopActor in await failure { () async throws(RedisError) in try await client.send(["PING"]) } }
+        }
+        #expect(await eventually { client.commandsInFlight == 3 })
+        let started = ContinuousClock.now
+        client.shutdown()
+        for task in tasks { #expect(await task.value == .unavailable) }
+        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(client.state == .shutdown)
+        let later = await failure { () async throws(RedisError) in try await client.send(["PING"]) }
+        #expect(later == .unavailable)
+        #expect(client.statistics.timeouts == 0)
+    }
+
+    @Test func aReleasedClientClosesItsConnection() async throws {
+        let server = try RedisServerProcess()
+        try await server.start()
+        let observer = RedisClient(configuration: fastConfiguration(port: server.port))
+        observer.start()
+        var released: RedisClient? = RedisClient(configuration: fastConfiguration(port: server.port, database: 1))
+        released?.start()
+        #expect(try await released?.send(["PING"]) == .status("PONG"))
+        weak let weakClient = released
+        released = nil
+        #expect(weakClient == nil)
+        let closed = await eventually {
+            guard let list = try? await observer.send(["CLIENT", "LIST"]).string else { return false }
+            return list.split(separator: "\n").count == 1
+        }
+        #expect(closed)
+        observer.shutdown()
+    }
+
+    @Test func failsFastWhenNothingListens() async throws {
+        let refusing = try RefusingPort()
+        let client = RedisClient(configuration: fastConfiguration(port: refusing.port))
+        let beforeStart = await failure { () async throws(RedisError) in try await client.send(["PING"]) }
+        #expect(beforeStart == .unavailable)
+        client.start()
+        #expect(await eventually { client.statistics.reconnects >= 3 })
+        #expect(client.state != .ready)
+        #expect(client.lastConnectionError != nil)
+        client.shutdown()
+    }
+
+    @Test func backoffDoublesUpToTheMaximum() {
+        let configuration = RedisConfiguration(
+            reconnectBackoffMinimum: .milliseconds(50), reconnectBackoffMaximum: .milliseconds(300)
+        )
+        let delays = (1...6).map { configuration.reconnectDelay(afterFailures: $0) }
+        #expect(delays == [.milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(300), .milliseconds(300), .milliseconds(300)])
+    }
+}
