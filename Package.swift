@@ -41,6 +41,12 @@ let package = Package(
             dependencies: ["CCurl", "CCurlShims", "CLibevent", "EventLoop"]
         ),
         .target(name: "Redis", dependencies: ["CHiredis", "CHiredisShims", "EventLoop"]),
+        .target(
+            name: "Journal",
+            dependencies: [
+                "EventLoop", "JSON", "Redis", "Sessions", "ViewModels", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         // Domain.
         .target(name: "Upstreams", dependencies: ["EventLoop", "HTTPClient", "JSON"]),

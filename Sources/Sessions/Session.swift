@@ -18,6 +18,13 @@ public final class Session {
     public private(set) var isClosed = false
     /// The session's `Idempotency-Key`s and their answers.
     public let idempotencyKeys = IdempotencyKeys()
+    /// The journal keeping this session beyond the process, if any.
+    public private(set) weak var journal: (any SessionJournal)?
+    /// Idempotency answers the journal has not written yet, oldest first.
+    public var unjournaledAnswers: [(key: String, fingerprint: [UInt8], answer: IdempotentAnswer)] = []
+    /// Whether the journal is writing this session now.
+    public var isBeingJournaled = false
+    private var durableWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Creates a session hosting one view model of each registration.
     public init(
@@ -26,6 +33,71 @@ public final class Session {
         self.id = id
         self.lastActivity = now
         slots = viewModels.map { ViewModelSlot.make($0, replayCapacity: replayCapacity) }
+    }
+
+    /// Continues a session from its journal record; a view model the record lacks (one added since) starts
+    /// fresh.
+    /// - Throws: ``SnapshotError`` when a view model's snapshot cannot be restored.
+    public init(
+        record: SessionRecord, viewModels: [ViewModelRegistration], now: ContinuousClock.Instant,
+        replayCapacity: Int = 64
+    ) throws(SnapshotError) {
+        id = record.id
+        lastActivity = now
+        var slots: [ViewModelSlot] = []
+        for registration in viewModels {
+            if let entry = record.viewModels[registration.name] {
+                slots.append(try ViewModelSlot.restore(entry, registration: registration, replayCapacity: replayCapacity))
+            } else {
+                slots.append(ViewModelSlot.make(registration, replayCapacity: replayCapacity))
+            }
+        }
+        self.slots = slots
+        for (key, fingerprint, answer) in record.idempotency {
+            idempotencyKeys.restore(key, fingerprint: fingerprint, answer: answer)
+        }
+    }
+
+    /// Connects the session to `journal`: versions are held until it has them, answers are journaled.
+    func attach(_ journal: any SessionJournal) {
+        self.journal = journal
+        for slot in slots {
+            slot.holdsVersions = { [weak self] in
+                guard let self, let journal = self.journal else { return false }
+                journal.sessionChanged(self)
+                return journal.holdsVersions
+            }
+        }
+        idempotencyKeys.onAnswer = { [weak self] key, fingerprint, answer in
+            guard let self, let journal = self.journal else { return }
+            self.unjournaledAnswers.append((key, fingerprint, answer))
+            journal.sessionChanged(self)
+        }
+    }
+
+    /// Publishes what restored view models changed relative to the journal (work restarted, say).
+    func publishRestoredChanges() {
+        for slot in slots { slot.publishIfChanged() }
+    }
+
+    /// Whether anything of the session is not yet in the journal.
+    public var hasUnjournaledChanges: Bool {
+        isBeingJournaled || !unjournaledAnswers.isEmpty || slots.contains { $0.channel.latestVersion != $0.channel.version }
+    }
+
+    /// Returns once everything changed so far is in the journal (or the journal gave up on it): what a
+    /// response shows must survive a crash.
+    public func waitUntilDurable() async {
+        guard journal?.holdsVersions == true, hasUnjournaledChanges, !isClosed else { return }
+        await withCheckedContinuation { durableWaiters.append($0) }
+    }
+
+    /// Called by the journal after each write of this session: releases the waiters once nothing is left.
+    public func journalWriteEnded() {
+        guard !hasUnjournaledChanges || journal?.holdsVersions != true else { return }
+        let waiters = durableWaiters
+        durableWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
     }
 
     /// The view model named `name`, if the session hosts one.
@@ -59,5 +131,8 @@ public final class Session {
         isClosed = true
         for slot in slots { slot.close() }
         idempotencyKeys.removeAll()
+        let waiters = durableWaiters
+        durableWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
     }
 }

@@ -40,8 +40,26 @@ public final class SessionStore {
     public let viewModels: [ViewModelRegistration]
     private let now: @LoopActor () -> ContinuousClock.Instant
     private var sweeper: LoopTimer?
-    /// Called when a session is removed, with the reason (`deleted`, `expired`, `shutdown`).
+    /// Called when a session is removed, with the reason (`deleted`, `expired`, `shutdown`, `handed-over`).
     public var onRemove: (@LoopActor (Session, String) -> Void)?
+    /// Called when a session was taken over from the journal.
+    public var onTakeOver: (@LoopActor (Session) -> Void)?
+    /// Called when a journal record could not be restored (it is then treated as missing).
+    public var onRestoreFailure: (@LoopActor (String, SnapshotError) -> Void)?
+    /// The journal sessions outlive the process in; nil keeps them in memory only.
+    public var journal: (any SessionJournal)?
+    /// Takeovers in progress, so concurrent requests for one session load it once.
+    private var loading: [String: Task<TakeOver, Never>] = [:]
+
+    /// How a lookup that may take a session over ended.
+    public enum TakeOver: Sendable {
+        /// The session, in memory now.
+        case found(Session)
+        /// No such session.
+        case notFound
+        /// Another live process holds it, or the journal cannot answer now: try again shortly.
+        case retryLater
+    }
 
     /// Creates a store.
     /// - Parameters:
@@ -79,8 +97,62 @@ public final class SessionStore {
             id: SessionID.generate(), viewModels: viewModels, now: now(), replayCapacity: configuration.replayCapacity
         )
         sessions[session.id] = session
+        if let journal {
+            session.attach(journal)
+            journal.sessionCreated(session)
+        }
         return session
     }
+
+    /// The session with this id from memory, or taken over from the journal (its work in flight restarted).
+    public func sessionOrTakeOver(_ id: String) async -> TakeOver {
+        if let session = session(id) { return .found(session) }
+        guard let journal, SessionID.isWellFormed(id) else { return .notFound }
+        if let running = loading[id] { return await running.value }
+        let task = Task { @LoopActor [weak self] () -> TakeOver in
+            let result = await journal.load(id)
+            guard let self else { return .retryLater }
+            return self.finishTakeOver(id, result, journal: journal)
+        }
+        loading[id] = task
+        let result = await task.value
+        loading[id] = nil
+        return result
+    }
+
+    private func finishTakeOver(_ id: String, _ result: JournalLoad, journal: any SessionJournal) -> TakeOver {
+        switch result {
+        case .notFound: return .notFound
+        case .heldElsewhere, .unavailable: return .retryLater
+        case .found(let record):
+            if let existing = sessions[id] { return .found(existing) }
+            guard sessions.count < configuration.maxSessions else { return .retryLater }
+            let session: Session
+            do throws(SnapshotError) {
+                session = try Session(
+                    record: record, viewModels: viewModels, now: now(), replayCapacity: configuration.replayCapacity
+                )
+            } catch {
+                onRestoreFailure?(id, error)
+                return .notFound
+            }
+            sessions[id] = session
+            session.attach(journal)
+            session.publishRestoredChanges()
+            onTakeOver?(session)
+            return .found(session)
+        }
+    }
+
+    /// Forgets a session another process took over: its streams end so their clients reconnect to the owner.
+    public func handOver(_ id: String) {
+        guard let session = sessions.removeValue(forKey: id) else { return }
+        session.close()
+        onRemove?(session, "handed-over")
+    }
+
+    /// Every session held here.
+    public var all: [Session] { Array(sessions.values) }
 
     /// The live session with this id, marking it active; nil for unknown, deleted or expired ids.
     public func session(_ id: String) -> Session? {
@@ -94,6 +166,7 @@ public final class SessionStore {
     public func delete(_ id: String) -> Bool {
         guard let session = sessions.removeValue(forKey: id) else { return false }
         session.close()
+        journal?.sessionRemoved(session)
         onRemove?(session, "deleted")
         return true
     }
@@ -107,12 +180,13 @@ public final class SessionStore {
             } else if current - session.lastActivity >= configuration.idleTimeout {
                 sessions[session.id] = nil
                 session.close()
+                journal?.sessionRemoved(session)
                 onRemove?(session, "expired")
             }
         }
     }
 
-    /// Closes every session (shutdown).
+    /// Closes every session (shutdown). The journal keeps them: another process continues them.
     public func closeAll() {
         sweeper?.cancel()
         for session in Array(sessions.values) {

@@ -17,18 +17,25 @@ public final class ViewModelSlot {
     /// Its commands by path segment.
     let registration: ViewModelRegistration
 
+    /// Asked before each publish whether the new version waits for the journal (set by the session).
+    var holdsVersions: (@LoopActor () -> Bool)?
+
     private var commandDepth = 0
     private var changedDuringCommand = false
     private var isClosed = false
 
     /// Hosts `model`, built from `registration`, at version 1 (or `version` when continuing a journal).
+    /// - Parameter state: the state at `version` (the journal's when continuing one; the model's otherwise).
     init<Model: HostedViewModel>(
-        _ model: Model, registration: ViewModelRegistration, replayCapacity: Int, version: Int = 1
+        _ model: Model, registration: ViewModelRegistration, replayCapacity: Int, version: Int = 1,
+        state: JSONValue? = nil
     ) {
         name = registration.name
         self.model = model
         self.registration = registration
-        channel = StateChannel(name: name, initial: model.stateJSON, version: version, replayCapacity: replayCapacity)
+        channel = StateChannel(
+            name: name, initial: state ?? model.stateJSON, version: version, replayCapacity: replayCapacity
+        )
         model.onChange = { [weak self] _ in self?.changed() }
     }
 
@@ -39,9 +46,31 @@ public final class ViewModelSlot {
 
     /// Opens the existential so the slot can wire the typed `onChange`.
     static func open(
-        _ model: some HostedViewModel, registration: ViewModelRegistration, replayCapacity: Int, version: Int
+        _ model: some HostedViewModel, registration: ViewModelRegistration, replayCapacity: Int, version: Int,
+        state: JSONValue? = nil
     ) -> ViewModelSlot {
-        ViewModelSlot(model, registration: registration, replayCapacity: replayCapacity, version: version)
+        ViewModelSlot(model, registration: registration, replayCapacity: replayCapacity, version: version, state: state)
+    }
+
+    /// Continues a view model from its journal entry: the model restores its snapshot (restarting work that
+    /// was in flight), the channel resumes at the journal's version and replay ring, and any difference
+    /// between the journal's state and the restored model's becomes the next version.
+    static func restore(
+        _ entry: SessionRecord.ViewModel, registration: ViewModelRegistration, replayCapacity: Int
+    ) throws(SnapshotError) -> ViewModelSlot {
+        let model = registration.make()
+        try model.restore(entry.snapshot)
+        let slot = open(
+            model, registration: registration, replayCapacity: replayCapacity, version: entry.version,
+            state: entry.state
+        )
+        slot.channel.restoreReplay(entry.replay)
+        return slot
+    }
+
+    /// Publishes the model's state if it differs from the channel's (after a restore).
+    func publishIfChanged() {
+        publish()
     }
 
     /// Runs a decoded command; everything it changes becomes one version.
@@ -77,6 +106,6 @@ public final class ViewModelSlot {
     }
 
     private func publish() {
-        channel.publish(model.stateJSON)
+        channel.publish(model.stateJSON, holdUntilCommitted: holdsVersions?() ?? false)
     }
 }

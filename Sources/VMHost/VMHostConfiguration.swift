@@ -45,6 +45,13 @@ public struct VMHostConfiguration: Sendable, Equatable {
     /// Latency of the embedded fake upstream (for demos of loading states).
     public var fakeUpstreamLatencyMilliseconds = 0
 
+    /// The Redis journal (`redis://host:port/db`); nil keeps sessions in memory only.
+    public var redisURL: String?
+    /// This node's id in `X-VMHost-Node` and in the journal's owner tokens; nil means `host:port`.
+    public var nodeID: String?
+    /// How long a journal command may take before Redis counts as unavailable.
+    public var redisTimeoutMilliseconds = 2_000
+
     /// The built-in defaults.
     public init() {}
 
@@ -81,6 +88,8 @@ extension VMHostConfiguration {
         ("upstreamMaxResponseBytes", "VMHOST_UPSTREAM_MAX_RESPONSE_BYTES"),
         ("upstreamCacheSeconds", "VMHOST_UPSTREAM_CACHE_SECONDS"),
         ("fakeUpstreamLatencyMilliseconds", "VMHOST_FAKE_UPSTREAM_LATENCY_MS"),
+        ("redisUrl", "VMHOST_REDIS_URL"), ("nodeId", "VMHOST_NODE_ID"),
+        ("redisTimeoutMilliseconds", "VMHOST_REDIS_TIMEOUT_MS"),
     ]
 
     /// Builds the configuration from its four layers.
@@ -173,6 +182,17 @@ extension VMHostConfiguration {
         case "upstreamMaxResponseBytes": upstreamMaxResponseBytes = try integer(1024...1024 * 1024 * 1024)
         case "upstreamCacheSeconds": upstreamCacheSeconds = try integer(0...86_400)
         case "fakeUpstreamLatencyMilliseconds": fakeUpstreamLatencyMilliseconds = try integer(0...600_000)
+        case "redisUrl":
+            guard value.hasPrefix("redis://") else {
+                throw ConfigurationError(description: "\(source): 'redisUrl' must be a redis:// URL")
+            }
+            redisURL = value
+        case "nodeId":
+            guard !value.isEmpty, value.utf8.count <= 64, value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw ConfigurationError(description: "\(source): 'nodeId' must be 1 to 64 printable ASCII characters")
+            }
+            nodeID = value
+        case "redisTimeoutMilliseconds": redisTimeoutMilliseconds = try integer(10...600_000)
         default: throw ConfigurationError(description: "\(source): unknown setting '\(key)'")
         }
     }

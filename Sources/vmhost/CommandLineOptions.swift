@@ -40,6 +40,11 @@ struct CommandLineOptions: Equatable {
             help: "product API dialect: envelope or dummyjson"
         ),
         Flag(
+            name: "--redis-url", value: "URL", key: "redisUrl",
+            help: "Redis journal (redis://host:port/db): sessions survive restarts and move between nodes"
+        ),
+        Flag(name: "--node-id", value: "ID", key: "nodeId", help: "this node's id in X-VMHost-Node (default host:port)"),
+        Flag(
             name: "--log-level", value: "LEVEL", key: "logLevel",
             help: "trace, debug, info, notice, warning, error or critical"
         ),

@@ -1,0 +1,98 @@
+/// The Lua scripts of the journal. Each runs atomically in Redis, so the ownership check (the fencing) and
+/// the writes it guards are one step: a process that lost a session can never write it again.
+///
+/// Keys of session `ID` (the braces are a Redis Cluster hash tag: one session's keys share a slot):
+/// - `vmhost:{ID}`: hash. `owner` → the process that may write it; `vm:NAME` → a view model's entry
+///   (`{"version", "state", "snapshot"}`).
+/// - `vmhost:{ID}:r:NAME`: list, the view model's newest patches, `"VERSION PATCH"` each, oldest first.
+/// - `vmhost:{ID}:k`: hash, `Idempotency-Key` → its answer; `vmhost:{ID}:ko`: list, the keys oldest first.
+enum JournalScripts {
+    /// Writes a session. KEYS: hash, key order, keys, then one replay list per view model written.
+    /// ARGV: owner, ttl ms, replay capacity, key capacity, mode (`create` | `update` | `full`), view model
+    /// count, then per view model: name, entry, patch count, patches…; then answer count, then key, answer….
+    /// Returns 1 written, 0 owned by another process, -1 missing (an `update` of a session Redis no longer
+    /// has: write it in full).
+    static let write = """
+        local owner = redis.call('HGET', KEYS[1], 'owner')
+        local me = ARGV[1]
+        local mode = ARGV[5]
+        if mode == 'update' then
+          if not owner then return -1 end
+          if owner ~= me then return 0 end
+        elseif owner and owner ~= me then
+          return 0
+        end
+        local ttl = tonumber(ARGV[2])
+        local cap = tonumber(ARGV[3])
+        local keyCap = tonumber(ARGV[4])
+        redis.call('HSET', KEYS[1], 'owner', me)
+        local i = 7
+        for v = 1, tonumber(ARGV[6]) do
+          local ring = KEYS[3 + v]
+          redis.call('HSET', KEYS[1], 'vm:' .. ARGV[i], ARGV[i + 1])
+          local patches = tonumber(ARGV[i + 2])
+          i = i + 3
+          if mode ~= 'update' then redis.call('DEL', ring) end
+          for p = 1, patches do
+            redis.call('RPUSH', ring, ARGV[i])
+            i = i + 1
+          end
+          if patches > 0 then
+            redis.call('LTRIM', ring, -cap, -1)
+            redis.call('PEXPIRE', ring, ttl)
+          end
+        end
+        local answers = tonumber(ARGV[i])
+        i = i + 1
+        for a = 1, answers do
+          if redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) == 1 then
+            redis.call('RPUSH', KEYS[2], ARGV[i])
+          end
+          i = i + 2
+        end
+        while redis.call('LLEN', KEYS[2]) > keyCap do
+          redis.call('HDEL', KEYS[3], redis.call('LPOP', KEYS[2]))
+        end
+        redis.call('PEXPIRE', KEYS[1], ttl)
+        redis.call('PEXPIRE', KEYS[2], ttl)
+        redis.call('PEXPIRE', KEYS[3], ttl)
+        return 1
+        """
+
+    /// Takes a session over and reads it. KEYS: hash, key order, keys, then one replay list per view model.
+    /// ARGV: the new owner. Returns 0 for a missing session, else
+    /// `{hash as HGETALL, key order, keys as HGETALL, replay list…}`.
+    static let takeOver = """
+        local owner = redis.call('HGET', KEYS[1], 'owner')
+        if not owner then return 0 end
+        redis.call('HSET', KEYS[1], 'owner', ARGV[1])
+        local result = {redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1),
+                        redis.call('HGETALL', KEYS[3])}
+        for r = 4, #KEYS do
+          result[#result + 1] = redis.call('LRANGE', KEYS[r], 0, -1)
+        end
+        return result
+        """
+
+    /// Gives a session up (drain): any process may take it over at once. KEYS: hash. ARGV: owner.
+    static let release = """
+        if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then
+          redis.call('HSET', KEYS[1], 'owner', '')
+          return 1
+        end
+        return 0
+        """
+
+    /// Refreshes the expiry of a session this process owns. KEYS: every key of the session. ARGV: owner, ttl.
+    static let touch = """
+        if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+        for k = 1, #KEYS do redis.call('PEXPIRE', KEYS[k], tonumber(ARGV[2])) end
+        return 1
+        """
+
+    /// Deletes a session this process owns. KEYS: every key of the session. ARGV: owner.
+    static let delete = """
+        if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+        return redis.call('DEL', unpack(KEYS))
+        """
+}

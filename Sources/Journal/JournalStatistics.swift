@@ -1,0 +1,16 @@
+/// Counters of the journal, for `/metrics`. They only grow, but for the gauges.
+public struct JournalStatistics: Sendable, Equatable {
+    /// Session writes acknowledged by Redis.
+    public var writes = 0
+    /// Session writes that failed (Redis unavailable, timed out, or answered an error).
+    public var writeFailures = 0
+    /// Sessions taken over from Redis by this process.
+    public var takeovers = 0
+    /// Sessions this process lost to another one (its write was fenced off) or released on drain.
+    public var handovers = 0
+    /// Records that could not be read (corrupt or foreign), treated as missing.
+    public var corruptRecords = 0
+
+    /// Creates zeroed counters.
+    public init() {}
+}

@@ -1,0 +1,375 @@
+import EventLoop
+import JSON
+import Logging
+import Redis
+import Sessions
+import ViewModels
+
+/// The session journal in Redis: every version is written before any reader sees it, a session outlives
+/// its process, and a process that lost a session can never write it again.
+///
+/// - **Batching.** Changes mark their session dirty; one zero-delay timer per loop turn writes every dirty
+///   session with one script call each, pipelined on the one connection: a turn costs one round trip
+///   however many sessions and subscribers it touched. At most one write per session is in flight; what
+///   changes meanwhile goes in the next one.
+/// - **Commit after acknowledgement.** A session's held versions are committed (sent to streams, shown by
+///   `GET`) once Redis acknowledged the write that holds them; command responses wait for the same.
+/// - **Fencing.** Each write runs a script that first checks the session's `owner` is this process; a
+///   takeover makes the taking process the owner in the same atomic step as reading the session. A process
+///   whose write is refused hands the session over: it forgets it and ends its streams, so their clients
+///   reconnect (through the proxy) to the owner.
+/// - **Unavailable Redis.** While the client is not connected, ``holdsVersions`` is false: versions go out
+///   at once, from memory, and every session changed meanwhile is marked for a full write, made as soon as
+///   Redis is back (its replay ring included).
+@LoopActor
+public final class RedisJournal: SessionJournal {
+    /// This process's owner token (`node/incarnation`): unique per process start.
+    public let owner: String
+    /// Counters for `/metrics`.
+    public private(set) var statistics = JournalStatistics()
+    /// Called with the round-trip time of every acknowledged write.
+    public var onWriteLatency: (@LoopActor (Duration) -> Void)?
+    /// The client (its statistics and state are part of the journal's health).
+    public let client: RedisClient
+
+    private let store: SessionStore
+    private let ttlMilliseconds: Int
+    private let replayCapacity: Int
+    private let keyCapacity: Int
+    private let logger: Logger
+    private var names: [String] { store.viewModels.map(\.name) }
+
+    private var dirty: [String: Session] = [:]
+    private var dirtySince: ContinuousClock.Instant?
+    private var needsFullWrite: [String: Session] = [:]
+    /// The newest version of each view model sent in a write, per session.
+    private var sent: [String: [String: Int]] = [:]
+    private lazy var flushTimer = LoopTimer { [weak self] in self?.flush() }
+    private lazy var touchTimer = LoopTimer(repeats: true) { [weak self] in self?.touchActiveSessions() }
+    private var lastTouch = ContinuousClock.now
+    private var scriptHashes: [String: String] = [:]
+    private var isStopped = false
+
+    /// Creates the journal of `store` and attaches it (sessions created from now on are journaled).
+    /// - Parameters:
+    ///   - node: the node id; the owner token adds a random incarnation to it.
+    ///   - idleTimeout: the sessions' idle timeout, which the Redis keys' expiry follows.
+    public init(
+        client: RedisClient, store: SessionStore, node: String, idleTimeout: Duration, logger: Logger,
+        keyCapacity: Int = 256
+    ) {
+        self.client = client
+        self.store = store
+        var generator = SystemRandomNumberGenerator()
+        owner = "\(node)/\(String(generator.next() as UInt64, radix: 36))"
+        let (seconds, attoseconds) = idleTimeout.components
+        ttlMilliseconds = max(1000, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        replayCapacity = store.configuration.replayCapacity
+        self.keyCapacity = keyCapacity
+        self.logger = logger
+        store.journal = self
+        let previous = client.onStateChange
+        client.onStateChange = { [weak self] state in
+            previous?(state)
+            self?.clientStateChanged(state)
+        }
+    }
+
+    /// Starts the client and the expiry refresh.
+    public func start() {
+        client.start()
+        let interval = min(Duration.seconds(30), Duration.milliseconds(ttlMilliseconds) / 4)
+        touchTimer.schedule(after: max(interval, .milliseconds(250)))
+    }
+
+    /// Whether the journal is reachable.
+    public var isAvailable: Bool { client.isAvailable }
+
+    /// How long the oldest change not yet written has waited (zero when none).
+    public var lag: Duration {
+        guard let dirtySince else { return .zero }
+        return ContinuousClock.now - dirtySince
+    }
+
+    // MARK: SessionJournal
+
+    public var holdsVersions: Bool { client.isAvailable && !isStopped }
+
+    public func sessionChanged(_ session: Session) {
+        markDirty(session)
+    }
+
+    public func sessionCreated(_ session: Session) {
+        needsFullWrite[session.id] = session
+        markDirty(session)
+    }
+
+    public func sessionRemoved(_ session: Session) {
+        dirty[session.id] = nil
+        needsFullWrite[session.id] = nil
+        sent[session.id] = nil
+        let keys = JournalKeys(session.id).all(viewModels: names)
+        Task { [weak self] in
+            guard let self else { return }
+            do {
+                _ = try await self.evaluate(JournalScripts.delete, keys: keys, arguments: [Array(self.owner.utf8)])
+            } catch {
+                // NB: the keys still expire with their TTL.
+                self.logger.debug("journal delete failed", metadata: ["session": "\(session.id)", "error": "\(error)"])
+            }
+        }
+    }
+
+    public func load(_ id: String) async -> JournalLoad {
+        guard client.isAvailable else { return .unavailable }
+        let keys = JournalKeys(id)
+        let reply: RedisReply
+        do {
+            reply = try await evaluate(
+                JournalScripts.takeOver, keys: [keys.hash, keys.keyOrder, keys.keys] + names.map(keys.replay),
+                arguments: [Array(owner.utf8)]
+            )
+        } catch {
+            logger.warning("journal takeover failed", metadata: ["session": "\(id)", "error": "\(error)"])
+            return .unavailable
+        }
+        if reply == .integer(0) { return .notFound }
+        do {
+            let record = try JournalRecordCoding.record(id: id, reply: reply, viewModelNames: names)
+            statistics.takeovers += 1
+            sent[id] = record.viewModels.mapValues(\.version)
+            return .found(record)
+        } catch {
+            statistics.corruptRecords += 1
+            logger.error("journal record unreadable: treated as missing", metadata: ["session": "\(id)", "error": "\(error)"])
+            return .notFound
+        }
+    }
+
+    // MARK: Draining
+
+    /// Writes everything pending, then gives up every session held here, so any process may take them over
+    /// at once (a drain). Returns when Redis answered or failed.
+    public func releaseAll() async {
+        flush()
+        for session in store.all { await session.waitUntilDurable() }
+        isStopped = true
+        // NB: sent back to back, so they are pipelined; then each reply is awaited in order.
+        let token = Array(owner.utf8)
+        let releases = store.all.map { session in
+            Task { @LoopActor [self] () -> Bool in
+                let reply = try? await evaluate(
+                    JournalScripts.release, keys: [JournalKeys(session.id).hash], arguments: [token])
+                return reply == .integer(1)
+            }
+        }
+        for release in releases where await release.value { statistics.handovers += 1 }
+    }
+
+    /// Stops the timers and the client.
+    public func shutdown() {
+        isStopped = true
+        flushTimer.cancel()
+        touchTimer.cancel()
+        client.shutdown()
+    }
+
+    // MARK: Writing
+
+    private func markDirty(_ session: Session) {
+        guard !isStopped else { return }
+        if dirty.isEmpty { dirtySince = ContinuousClock.now }
+        dirty[session.id] = session
+        if !flushTimer.isScheduled { flushTimer.schedule(after: .zero) }
+    }
+
+    /// Writes every dirty session not already being written (one script call each, pipelined).
+    func flush() {
+        let sessions = dirty
+        dirty.removeAll()
+        dirtySince = nil
+        for session in sessions.values {
+            if session.isClosed { continue }
+            if session.isBeingJournaled {
+                // NB: written again when the write in flight ends.
+                continue
+            }
+            write(session)
+        }
+    }
+
+    private func write(_ session: Session) {
+        let full = needsFullWrite[session.id] != nil
+        guard client.isAvailable else {
+            degrade(session)
+            return
+        }
+        let keys = JournalKeys(session.id)
+        var keyList = [keys.hash, keys.keyOrder, keys.keys]
+        var arguments: [[UInt8]] = [
+            Array(owner.utf8), Array(String(ttlMilliseconds).utf8), Array(String(replayCapacity).utf8),
+            Array(String(keyCapacity).utf8), Array((full ? "full" : "update").utf8),
+        ]
+        var written: [(ViewModelSlot, Int)] = []
+        var entries: [[UInt8]] = []
+        let alreadySent = sent[session.id] ?? [:]
+        for slot in session.slots {
+            let channel = slot.channel
+            let held = channel.heldVersions
+            let latest = channel.latestVersion
+            let previous = alreadySent[slot.name] ?? 0
+            guard full || latest > previous else { continue }
+            var patches: [[UInt8]] = []
+            if full {
+                for (version, patch) in channel.replayedPatches {
+                    patches.append(JournalRecordCoding.replayEntry(version: version, patch: patch))
+                }
+            }
+            for entry in held where full || entry.version > previous {
+                patches.append(JournalRecordCoding.replayEntry(version: entry.version, patch: entry.patch))
+            }
+            let state = held.last?.state ?? channel.state
+            keyList.append(keys.replay(slot.name))
+            entries.append(Array(slot.name.utf8))
+            entries.append(JournalRecordCoding.entry(version: latest, state: state, snapshot: slot.model.snapshot()))
+            entries.append(Array(String(patches.count).utf8))
+            entries.append(contentsOf: patches)
+            written.append((slot, latest))
+        }
+        let answers = full ? session.idempotencyKeys.answered : session.unjournaledAnswers
+        session.unjournaledAnswers.removeAll()
+        guard !written.isEmpty || !answers.isEmpty || full else {
+            session.journalWriteEnded()
+            return
+        }
+        arguments.append(Array(String(written.count).utf8))
+        arguments.append(contentsOf: entries)
+        arguments.append(Array(String(answers.count).utf8))
+        for (key, fingerprint, answer) in answers {
+            arguments.append(Array(key.utf8))
+            arguments.append(JournalRecordCoding.answer(fingerprint: fingerprint, answer: answer))
+        }
+
+        session.isBeingJournaled = true
+        var sentNow = alreadySent
+        for (slot, version) in written { sentNow[slot.name] = version }
+        sent[session.id] = sentNow
+        let started = ContinuousClock.now
+        Task { [weak self] in
+            guard let self else { return }
+            let result: Result<RedisReply, RedisError>
+            do throws(RedisError) {
+                result = .success(try await self.evaluate(JournalScripts.write, keys: keyList, arguments: arguments))
+            } catch {
+                result = .failure(error)
+            }
+            self.finishWrite(session, written: written, full: full, result: result, started: started)
+        }
+    }
+
+    private func finishWrite(
+        _ session: Session, written: [(ViewModelSlot, Int)], full: Bool, result: Result<RedisReply, RedisError>,
+        started: ContinuousClock.Instant
+    ) {
+        session.isBeingJournaled = false
+        switch result {
+        case .success(.integer(1)):
+            statistics.writes += 1
+            onWriteLatency?(ContinuousClock.now - started)
+            if full { needsFullWrite[session.id] = nil }
+            for (slot, version) in written { slot.channel.commit(through: version) }
+        case .success(.integer(0)):
+            // Another process took the session over: stop writing it, end its streams.
+            statistics.handovers += 1
+            logger.info("session taken over elsewhere: handed over", metadata: ["session": "\(session.id)"])
+            forget(session.id)
+            store.handOver(session.id)
+            return
+        case .success(.integer(-1)):
+            // Redis lost it (expired, or flushed): write it in full again.
+            needsFullWrite[session.id] = session
+            markDirty(session)
+        case .success(let other):
+            statistics.writeFailures += 1
+            logger.error("journal write: unexpected reply", metadata: ["session": "\(session.id)", "reply": "\(other)"])
+            degrade(session)
+        case .failure(let error):
+            statistics.writeFailures += 1
+            logger.warning("journal write failed", metadata: ["session": "\(session.id)", "error": "\(error)"])
+            degrade(session)
+        }
+        session.journalWriteEnded()
+        if !session.isClosed, session.slots.contains(where: { $0.channel.latestVersion != $0.channel.version })
+            || !session.unjournaledAnswers.isEmpty
+        {
+            markDirty(session)
+        }
+    }
+
+    /// Serves `session` from memory: its held versions go out now, and it is written in full once Redis is back.
+    private func degrade(_ session: Session) {
+        needsFullWrite[session.id] = session
+        for slot in session.slots { slot.channel.commit(through: slot.channel.latestVersion) }
+        session.journalWriteEnded()
+    }
+
+    private func forget(_ id: String) {
+        dirty[id] = nil
+        needsFullWrite[id] = nil
+        sent[id] = nil
+    }
+
+    private func clientStateChanged(_ state: RedisClientState) {
+        switch state {
+        case .ready:
+            logger.info("journal available", metadata: ["catching up": "\(needsFullWrite.count) sessions"])
+            for session in needsFullWrite.values where !session.isClosed { markDirty(session) }
+        case .disconnected:
+            // Versions held for writes that will now fail go out when those fail; new ones are not held.
+            logger.warning("journal unavailable: serving from memory")
+        case .idle, .connecting, .shutdown:
+            break
+        }
+    }
+
+    // MARK: Expiry
+
+    /// Refreshes the Redis expiry of sessions used since the last refresh (a request or an open stream).
+    private func touchActiveSessions() {
+        guard client.isAvailable else { return }
+        let since = lastTouch
+        lastTouch = ContinuousClock.now
+        let names = self.names
+        for session in store.all where session.lastActivity >= since || session.openStreamCount > 0 {
+            let keys = JournalKeys(session.id).all(viewModels: names)
+            Task { [weak self] in
+                guard let self else { return }
+                _ = try? await self.evaluate(
+                    JournalScripts.touch, keys: keys,
+                    arguments: [Array(self.owner.utf8), Array(String(self.ttlMilliseconds).utf8)]
+                )
+            }
+        }
+    }
+
+    // MARK: Scripts
+
+    /// Runs a script by its SHA1 once Redis knows it (`EVALSHA`), else by its text (`EVAL`), learning the SHA1.
+    private func evaluate(_ script: String, keys: [String], arguments: [[UInt8]]) async throws(RedisError) -> RedisReply {
+        var tail: [[UInt8]] = [Array(String(keys.count).utf8)]
+        tail.append(contentsOf: keys.map { Array($0.utf8) })
+        tail.append(contentsOf: arguments)
+        if let hash = scriptHashes[script] {
+            do {
+                return try await client.send([Array("EVALSHA".utf8), Array(hash.utf8)] + tail)
+            } catch .server(let message) where message.hasPrefix("NOSCRIPT") {
+                scriptHashes[script] = nil
+            }
+        }
+        let reply = try await client.send([Array("EVAL".utf8), Array(script.utf8)] + tail)
+        if scriptHashes[script] == nil, let hash = try? await client.send(["SCRIPT", "LOAD", script]).string {
+            scriptHashes[script] = hash
+        }
+        return reply
+    }
+}

@@ -1,0 +1,74 @@
+import EventLoop
+import JSON
+
+/// Where sessions outlive the process that holds them (the Redis journal). Without one, sessions live in
+/// memory only, exactly as before.
+///
+/// The store and its sessions tell the journal what changed; the journal writes it (batched per loop turn)
+/// and then commits the held versions, so no reader sees a version that is not durable. While the journal
+/// is unavailable, ``holdsVersions`` is false: versions go out at once and the journal catches up later.
+@LoopActor
+public protocol SessionJournal: AnyObject {
+    /// Whether new versions wait for the journal.
+    var holdsVersions: Bool { get }
+    /// `session` has held versions or new idempotency answers to write.
+    func sessionChanged(_ session: Session)
+    /// `session` was created here.
+    func sessionCreated(_ session: Session)
+    /// `session` was deleted or expired: it is gone everywhere.
+    func sessionRemoved(_ session: Session)
+    /// Loads a session this process does not hold, taking it over.
+    func load(_ id: String) async -> JournalLoad
+}
+
+/// What the journal found for a session id.
+public enum JournalLoad: Sendable {
+    /// The session, now owned by this process.
+    case found(SessionRecord)
+    /// No such session (never existed, deleted, expired, or unreadable).
+    case notFound
+    /// A live process holds it (a request that reached the wrong node): try again shortly.
+    case heldElsewhere
+    /// The journal cannot answer now.
+    case unavailable
+}
+
+/// A session as the journal keeps it.
+public struct SessionRecord: Sendable {
+    /// One view model's journal entry.
+    public struct ViewModel: Sendable {
+        /// The version of ``state``.
+        public var version: Int
+        /// The API state at that version, without `version`.
+        public var state: JSONValue
+        /// The view model's snapshot (``HostedViewModel/snapshot()``).
+        public var snapshot: JSONValue
+        /// The newest patches, oldest first, ending at ``version``.
+        public var replay: [(version: Int, patch: [UInt8])]
+
+        /// Creates an entry.
+        public init(version: Int, state: JSONValue, snapshot: JSONValue, replay: [(version: Int, patch: [UInt8])]) {
+            self.version = version
+            self.state = state
+            self.snapshot = snapshot
+            self.replay = replay
+        }
+    }
+
+    /// The session id.
+    public var id: String
+    /// View models by name.
+    public var viewModels: [String: ViewModel]
+    /// Idempotency keys with their answers, oldest first.
+    public var idempotency: [(key: String, fingerprint: [UInt8], answer: IdempotentAnswer)]
+
+    /// Creates a record.
+    public init(
+        id: String, viewModels: [String: ViewModel],
+        idempotency: [(key: String, fingerprint: [UInt8], answer: IdempotentAnswer)]
+    ) {
+        self.id = id
+        self.viewModels = viewModels
+        self.idempotency = idempotency
+    }
+}
