@@ -75,6 +75,14 @@ extension HTTPError {
         HTTPError(status: 500, code: "internal_error", message: "the server failed to handle the request")
     }
 
+    /// `501 method_not_implemented`: a request method the server does not know (the connection closes after it:
+    /// evhttp does not read the body of such a request).
+    public static var methodNotImplemented: HTTPError {
+        HTTPError(
+            status: 501, code: "method_not_implemented", message: "the request method is not one this server implements"
+        )
+    }
+
     /// `503 overloaded`.
     public static func overloaded(_ reason: String) -> HTTPError {
         HTTPError(status: 503, code: "overloaded", message: reason)

@@ -179,7 +179,7 @@ public final class HTTPServer {
         let requestID = requestIDs.id(for: raw)
         guard let method = HTTPMethod(evhttp: evhttp_request_get_command(raw)), let uri = evhttp_request_get_uri(raw)
         else {
-            let response = configuration.errorResponder.response(for: .invalidRequest("unreadable request line"))
+            let response = configuration.errorResponder.response(for: .methodNotImplemented)
             writer.send(response, to: raw, requestID: requestID, method: nil, closing: true)
             return
         }
@@ -271,7 +271,9 @@ public final class HTTPServer {
     }
 
     /// The access-log line and the metrics record of an answered request.
-    func report(_ route: String, _ method: HTTPMethod, _ status: Int, requestID: String, started: ContinuousClock.Instant) {
+    func report(
+        _ route: String, _ method: HTTPMethod, _ status: Int, requestID: String, started: ContinuousClock.Instant
+    ) {
         let record = HTTPRequestRecord(
             route: route, method: method, status: status, duration: ContinuousClock.now - started
         )

@@ -15,7 +15,9 @@ struct RequestIDGenerator {
 
     /// The id of the evhttp request `raw`.
     mutating func id(for raw: OpaquePointer) -> String {
-        if let headers = evhttp_request_get_input_headers(raw), let given = evhttp_find_header(headers, "X-Request-ID") {
+        if let headers = evhttp_request_get_input_headers(raw),
+            let given = evhttp_find_header(headers, "X-Request-ID")
+        {
             let value = String(cString: given)
             if Self.isAcceptable(value) { return value }
         }

@@ -77,6 +77,7 @@ final class ResponseWriter {
         case 415: "Unsupported Media Type"
         case 429: "Too Many Requests"
         case 500: "Internal Server Error"
+        case 501: "Not Implemented"
         case 502: "Bad Gateway"
         case 503: "Service Unavailable"
         case 504: "Gateway Timeout"
