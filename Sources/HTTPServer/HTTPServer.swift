@@ -177,10 +177,14 @@ public final class HTTPServer {
     private func handle(_ raw: OpaquePointer) {
         let started = ContinuousClock.now
         let requestID = requestIDs.id(for: raw)
-        guard let method = HTTPMethod(evhttp: evhttp_request_get_command(raw)), let uri = evhttp_request_get_uri(raw)
-        else {
+        guard let method = HTTPMethod(evhttp: evhttp_request_get_command(raw)) else {
             let response = configuration.errorResponder.response(for: .methodNotImplemented)
             writer.send(response, to: raw, requestID: requestID, method: nil, closing: true)
+            return
+        }
+        guard let uri = evhttp_request_get_uri(raw) else {
+            let error = HTTPError.invalidRequest("no request target")
+            refuse(raw, method: method, error: error, requestID: requestID, started: started, closing: true)
             return
         }
         if RequestHead.hasConflictingContentLengths(raw) {
@@ -189,10 +193,8 @@ public final class HTTPServer {
             return
         }
         guard admit(raw) else {
-            let error = HTTPError(
-                status: 503, code: "overloaded", message: "too many connections; try again later",
-                headers: [HTTPHeader("Retry-After", "1")]
-            )
+            var error = HTTPError.overloaded("too many connections; try again later")
+            error.headers.append(HTTPHeader("Retry-After", "1"))
             refuse(raw, method: method, error: error, requestID: requestID, started: started, closing: true)
             return
         }
