@@ -87,6 +87,10 @@ let package = Package(
 
         .testTarget(name: "JSONTests", dependencies: ["JSON", "VMHostTesting"]),
         .testTarget(name: "JSONPatchTests", dependencies: ["JSON", "JSONPatch", "VMHostTesting"]),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer", "EventLoop", "JSON", "VMHostTesting", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "VMHostTesting"]),
         .testTarget(
             name: "UpstreamsTests",

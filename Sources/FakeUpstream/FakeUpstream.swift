@@ -53,13 +53,21 @@ public final class FakeUpstream {
         router.on(.get, "/_control") { [unowned self] _ in .response(.json(self.controlState)) }
         router.on(.put, "/_control") { [unowned self] request in try self.updateControl(request) }
         let server = HTTPServer(
-            configuration: HTTPServerConfiguration(host: host, port: port, idleTimeout: .seconds(120)),
+            configuration: HTTPServerConfiguration(
+                host: host, port: port, idleTimeout: .seconds(120), errorResponder: Self.errorResponder
+            ),
             router: router, logger: logger
         )
         let bound = try server.start()
         self.server = server
         baseURL = "http://\(host):\(bound)"
         return baseURL
+    }
+
+    /// The fake's own errors (`/_control`, unknown paths) as `{"error": {"code", "message"}}`: not any real
+    /// upstream's format, only readable alike in tests.
+    private static let errorResponder = HTTPErrorResponder { error in
+        .json(["error": ["code": .string(error.code), "message": .string(error.message)]], status: error.status)
     }
 
     /// Stops serving.

@@ -1,8 +1,8 @@
-import JSON
-
-/// An error answer in the API's format: `{"error": {"code": "...", "message": "..."}}` with a status.
+/// An error answer: a status, a snake_case code clients switch on, a human-readable message, and any headers
+/// the status calls for.
 ///
-/// Handlers throw these; the server turns them into responses.
+/// Handlers throw these; the server renders them with the ``HTTPErrorResponder`` of its configuration, so the
+/// body format (the API's JSON envelope, for vmhost) is the application's policy, not the server's.
 public struct HTTPError: Error, Sendable, Equatable {
     /// The HTTP status.
     public var status: Int
@@ -20,14 +20,6 @@ public struct HTTPError: Error, Sendable, Equatable {
         self.message = message
         self.headers = headers
     }
-
-    /// The response carrying this error.
-    public var response: HTTPResponse {
-        let body: JSONValue = ["error": ["code": .string(code), "message": .string(message)]]
-        var response = HTTPResponse.json(body, status: status)
-        response.headers.append(contentsOf: headers)
-        return response
-    }
 }
 
 extension HTTPError {
@@ -39,6 +31,16 @@ extension HTTPError {
     /// `400 invalid_field`: a field is missing or of the wrong type; the message names it.
     public static func invalidField(_ field: String, _ problem: String) -> HTTPError {
         HTTPError(status: 400, code: "invalid_field", message: "field '\(field)' \(problem)")
+    }
+
+    /// `400 invalid_path`: the request target cannot be decoded.
+    public static var invalidPath: HTTPError {
+        HTTPError(status: 400, code: "invalid_path", message: "malformed request path")
+    }
+
+    /// `400 invalid_request`: the request's framing is broken (the server closes the connection after it).
+    public static func invalidRequest(_ problem: String) -> HTTPError {
+        HTTPError(status: 400, code: "invalid_request", message: "malformed request: \(problem)")
     }
 
     /// `404 not_found`: no such route.
@@ -65,6 +67,19 @@ extension HTTPError {
         HTTPError(
             status: 415, code: "unsupported_media_type",
             message: "Content-Type '\(contentType)' is not supported; send application/json"
+        )
+    }
+
+    /// `500 internal_error`: a handler failed with an error that is not an ``HTTPError``.
+    public static var internalError: HTTPError {
+        HTTPError(status: 500, code: "internal_error", message: "the server failed to handle the request")
+    }
+
+    /// `501 method_not_implemented`: a request method the server does not know (the connection closes after it:
+    /// evhttp does not read the body of such a request).
+    public static var methodNotImplemented: HTTPError {
+        HTTPError(
+            status: 501, code: "method_not_implemented", message: "the request method is not one this server implements"
         )
     }
 

@@ -1,4 +1,4 @@
-/// Limits and timeouts of an ``HTTPServer``.
+/// Limits, timeouts and error format of an ``HTTPServer``.
 public struct HTTPServerConfiguration: Sendable {
     /// Address to bind (`127.0.0.1` by default).
     public var host: String
@@ -26,13 +26,25 @@ public struct HTTPServerConfiguration: Sendable {
     /// connection is closed. A connection counts from its first request until it closes; one that never
     /// sends a complete request head is closed by ``idleTimeout``.
     public var maxConnections: Int
+    /// Renders every error the server answers (the application's error format); plain text by default.
+    public var errorResponder: HTTPErrorResponder
+    /// The largest body read in full so that a body over ``maxBodySize`` gets the ``errorResponder``'s
+    /// `413 body_too_large` (the client sees the answer only if it may finish sending). A body beyond this
+    /// (announced by `Content-Length`, or arriving chunked) is cut off by evhttp with its own HTML `413` and a
+    /// close, before the handler runs. Default: 16 × ``maxBodySize``, at least 4 MiB.
+    public var bodyReadLimit: Int {
+        get { bodyReadLimitOverride ?? max(maxBodySize * 16, 4 * 1024 * 1024) }
+        set { bodyReadLimitOverride = newValue }
+    }
+    private var bodyReadLimitOverride: Int?
 
     /// Creates a configuration; defaults suit production on one machine.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, maxBodySize: Int = 64 * 1024, maxHeadersSize: Int = 16 * 1024,
         idleTimeout: Duration = .seconds(30), keepaliveInterval: Duration = .seconds(15),
         streamTimeout: Duration = .seconds(3600), streamMaxPendingBytes: Int = 256 * 1024, backlog: Int = 4096,
-        maxConnections: Int = 20_000, compressStreams: Bool = true
+        maxConnections: Int = 20_000, compressStreams: Bool = true, errorResponder: HTTPErrorResponder = .plainText,
+        bodyReadLimit: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -45,5 +57,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.backlog = backlog
         self.maxConnections = maxConnections
         self.compressStreams = compressStreams
+        self.errorResponder = errorResponder
+        self.bodyReadLimitOverride = bodyReadLimit
     }
 }

@@ -25,6 +25,8 @@ final class RequestHeadDeadlines {
     private var held: Set<OpaquePointer> = []
     private var deadlines: [OpaquePointer: ContinuousClock.Instant] = [:]
     private var sweeper: LoopTimer?
+    /// Draining: a connection waiting for its next head is closed at the next sweep instead.
+    private var closesIdleConnections = false
 
     init(timeout: Duration) {
         self.timeout = timeout
@@ -57,10 +59,18 @@ final class RequestHeadDeadlines {
         deadlines[bufferevent] = nil
     }
 
-    /// A response went out: the next head has a deadline again.
+    /// A response went out: the next head has a deadline again (none to wait for while draining).
     func awaitNextRequest(on bufferevent: OpaquePointer) {
         guard held.contains(bufferevent) else { return }
-        deadlines[bufferevent] = ContinuousClock.now + timeout
+        deadlines[bufferevent] = closesIdleConnections ? ContinuousClock.now : ContinuousClock.now + timeout
+    }
+
+    /// Draining: every connection waiting for a request head (idle keep-alive, or a head still arriving) is
+    /// closed at the next sweep, and so is each connection once its response has gone out.
+    func closeIdleConnections() {
+        closesIdleConnections = true
+        let now = ContinuousClock.now
+        for bufferevent in deadlines.keys { deadlines[bufferevent] = now }
     }
 
     /// evhttp is freeing the connection of this bufferevent: let go of it.

@@ -87,7 +87,7 @@ public final class VMHostApplication {
                 maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: .seconds(configuration.httpIdleTimeoutSeconds),
                 keepaliveInterval: .seconds(configuration.keepaliveSeconds),
                 streamMaxPendingBytes: configuration.streamMaxPendingBytes,
-                maxConnections: configuration.maxConnections
+                maxConnections: configuration.maxConnections, errorResponder: .apiJSON
             ),
             router: router, logger: logger
         )
@@ -119,7 +119,7 @@ public final class VMHostApplication {
 
     /// Graceful shutdown: stop accepting, end every stream, cancel upstream work, flush, close.
     public func shutdown() async {
-        server?.stopAccepting()
+        server?.startDraining()
         sessions.closeAll()
         await server?.shutdown()
         server = nil

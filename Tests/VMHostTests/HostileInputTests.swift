@@ -204,7 +204,7 @@ struct HostileInputTests {
                 rawHeaderLines: [
                     bytes("Content-Type: application/json"), bytes("Content-Length: 15"), bytes("Content-Length: 3"),
                 ],
-                rawBody: bytes(#"{"text":"abcd"}"#), status: 400, code: nil, closesConnection: true
+                rawBody: bytes(#"{"text":"abcd"}"#), status: 400, code: "invalid_request", closesConnection: true
             ),
             HostileRow(
                 description: "the same Content-Length twice", method: "POST", target: bytes(search),

@@ -1,0 +1,41 @@
+import CLibevent
+
+/// The id of each request in logs and the `X-Request-ID` response header.
+///
+/// A client's own `X-Request-ID` is kept when it is 1 to 64 characters of `[A-Za-z0-9._-]` (anything else
+/// could forge log lines); otherwise the id is `<random 32-bit hex prefix of this server>-<counter>`.
+struct RequestIDGenerator {
+    private let prefix: String
+    private var counter: UInt64 = 0
+
+    init() {
+        var generator = SystemRandomNumberGenerator()
+        prefix = String(UInt32.random(in: .min ... .max, using: &generator), radix: 16)
+    }
+
+    /// The id of the evhttp request `raw`.
+    mutating func id(for raw: OpaquePointer) -> String {
+        if let headers = evhttp_request_get_input_headers(raw),
+            let given = evhttp_find_header(headers, "X-Request-ID")
+        {
+            let value = String(cString: given)
+            if Self.isAcceptable(value) { return value }
+        }
+        counter += 1
+        return "\(prefix)-\(counter)"
+    }
+
+    /// Whether a client-given id is kept.
+    static func isAcceptable(_ value: String) -> Bool {
+        (1...64).contains(value.utf8.count) && value.utf8.allSatisfy(isIDByte)
+    }
+
+    private static func isIDByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+            true
+        default: false
+        }
+    }
+}

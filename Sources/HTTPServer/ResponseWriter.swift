@@ -1,0 +1,87 @@
+import CLibevent
+import EventLoop
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes complete responses and starts stream replies on evhttp requests.
+@LoopActor
+final class ResponseWriter {
+    /// A reusable evbuffer for building replies; evhttp moves its contents out on every send (event streams
+    /// build their chunks in it too).
+    let scratchBuffer: OpaquePointer
+
+    init() {
+        scratchBuffer = evbuffer_new()
+    }
+
+    isolated deinit {
+        evbuffer_free(scratchBuffer)
+    }
+
+    /// Sends `response` with the `X-Request-ID` header. The connection closes after it when `closing` is set,
+    /// and after a `HEAD` or `TRACE` request that announced a body.
+    func send(_ response: HTTPResponse, to raw: OpaquePointer, requestID: String, method: HTTPMethod?, closing: Bool) {
+        let headers = evhttp_request_get_output_headers(raw)
+        for header in response.headers {
+            evhttp_add_header(headers, header.name, header.value)
+        }
+        evhttp_add_header(headers, "X-Request-ID", requestID)
+        // NB: evhttp 2.1 never reads the body of a HEAD or TRACE request; the leftover bytes would be parsed as
+        // the next request on this connection (request smuggling). Close it instead.
+        if closing || ((method == .head || method == .trace) && RequestHead.hasBody(raw)) {
+            evhttp_add_header(headers, "Connection", "close")
+        }
+        if !response.body.isEmpty {
+            response.body.withUnsafeBytes { _ = evbuffer_add(scratchBuffer, $0.baseAddress, $0.count) }
+        }
+        evhttp_send_reply(raw, Int32(response.status), Self.reason(response.status), scratchBuffer)
+        // NB: evhttp keeps the body for HEAD/204 out of the wire but leaves it in our buffer: clear it.
+        evbuffer_drain(scratchBuffer, evbuffer_get_length(scratchBuffer))
+    }
+
+    /// Starts a `200` chunked `text/event-stream` reply (gzip-encoded when `compressed`; `Vary` when the
+    /// encoding depends on the request).
+    func startEventStream(on raw: OpaquePointer, requestID: String, compressed: Bool, vary: Bool, closing: Bool) {
+        let headers = evhttp_request_get_output_headers(raw)
+        evhttp_add_header(headers, "Content-Type", "text/event-stream")
+        evhttp_add_header(headers, "Cache-Control", "no-cache")
+        evhttp_add_header(headers, "X-Accel-Buffering", "no")
+        if compressed {
+            evhttp_add_header(headers, "Content-Encoding", "gzip")
+        }
+        if vary {
+            evhttp_add_header(headers, "Vary", "Accept-Encoding")
+        }
+        evhttp_add_header(headers, "X-Request-ID", requestID)
+        if closing {
+            evhttp_add_header(headers, "Connection", "close")
+        }
+        evhttp_send_reply_start(raw, 200, "OK")
+    }
+
+    /// The reason phrase of a status line.
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 204: "No Content"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 409: "Conflict"
+        case 413: "Payload Too Large"
+        case 415: "Unsupported Media Type"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: "Status"
+        }
+    }
+}

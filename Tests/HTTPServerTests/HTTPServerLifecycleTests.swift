@@ -1,0 +1,135 @@
+import EventLoop
+import HTTPServer
+import Logging
+import Testing
+import VMHostTesting
+
+/// What the fixture's handlers share with the test: the open streams, and the deferred requests held until
+/// the test releases them.
+@LoopActor
+final class HandlerState {
+    var streams: [ServerSentEventStream] = []
+    var heldRequests = 0
+    /// Tells this server from another that got its port once it stopped listening.
+    let token = String(UInt64.random(in: 1...UInt64.max))
+    let (released, releaser) = AsyncStream<Void>.makeStream()
+}
+
+/// A server on a loopback port: `GET /hello`, `GET /token` (this server's ``HandlerState/token``), `GET /held`
+/// (answered once the test releases it) and `GET /events` (a stream the test writes to).
+@LoopActor
+func makeServer(
+    _ configuration: HTTPServerConfiguration = HTTPServerConfiguration(port: 0)
+) -> (HTTPServer, HandlerState) {
+    let state = HandlerState()
+    var router = Router()
+    router.on(.get, "/hello") { _ in .response(.json(["hello": "world"])) }
+    router.on(.get, "/token") { _ in .response(.json(["token": .string(state.token)])) }
+    router.on(.get, "/held") { _ in
+        state.heldRequests += 1
+        return .deferred {
+            for await _ in state.released { break }
+            return .json(["held": true])
+        }
+    }
+    router.on(.get, "/events") { _ in .stream { stream in state.streams.append(stream) } }
+    return (HTTPServer(configuration: configuration, router: router, logger: Logger(label: "test")), state)
+}
+
+@LoopActor
+@Suite("HTTPServer lifecycle")
+struct HTTPServerLifecycleTests {
+    @Test func startsOnceAndNeverAfterShutdown() async throws {
+        let (server, _) = makeServer()
+        #expect(server.state == .idle)
+        let port = try server.start()
+        #expect(server.state == .started && port > 0 && server.port == port)
+        #expect(throws: HTTPServerError.alreadyStarted) { try server.start() }
+        #expect(try await TestHTTPClient(port: port).get("/hello").json == ["hello": "world"])
+
+        await server.shutdown()
+        #expect(server.state == .stopped)
+        #expect(throws: HTTPServerError.stopped) { try server.start() }
+        await server.shutdown()
+        #expect(server.state == .stopped, "a second shutdown changes nothing")
+    }
+
+    @Test func anIdleServerShutsDownWithoutStarting() async throws {
+        let (server, _) = makeServer()
+        await server.shutdown()
+        #expect(server.state == .stopped)
+        #expect(throws: HTTPServerError.stopped) { try server.start() }
+    }
+
+    @Test func concurrentShutdownsAllReturnStopped() async throws {
+        let (server, _) = makeServer()
+        try server.start()
+        async let first: Void = server.shutdown()
+        async let second: Void = server.shutdown()
+        _ = await (first, second)
+        #expect(server.state == .stopped)
+    }
+
+    @Test func anAddressThatCannotBeBoundLeavesTheServerIdle() async throws {
+        let (bad, _) = makeServer(HTTPServerConfiguration(host: "not-an-address", port: 0))
+        #expect(throws: HTTPServerError.invalidAddress("not-an-address:0")) { try bad.start() }
+        #expect(bad.state == .idle)
+
+        let (first, _) = makeServer()
+        let port = try first.start()
+        let (second, _) = makeServer(HTTPServerConfiguration(port: port))
+        #expect {
+            try second.start()
+        } throws: { error in
+            guard case .cannotListen(let address, _) = error as? HTTPServerError else { return false }
+            return address == "127.0.0.1:\(port)"
+        }
+        #expect(second.state == .idle)
+        await first.shutdown()
+        await second.shutdown()
+    }
+
+    /// Draining: no new connections, idle ones closed, a request in progress answered with `Connection: close`,
+    /// open streams going on until shutdown ends them.
+    @Test func drainingKeepsStreamsAndFinishesRequestsInProgress() async throws {
+        let (server, state) = makeServer()
+        let port = try server.start()
+        let idle = try await ServerConnection.open(port: port)
+        defer { idle.close() }
+        #expect(try await idle.get("/hello").header("Connection") == nil, "keep-alive before draining")
+        let streaming = try await ServerConnection.open(port: port)
+        defer { streaming.close() }
+        #expect(try await streaming.getHead("/events").header("Content-Type") == "text/event-stream")
+        let holding = try await ServerConnection.open(port: port)
+        defer { holding.close() }
+        async let held = holding.get("/held")
+        #expect(try await eventually { state.heldRequests == 1 && state.streams.count == 1 })
+
+        server.startDraining()
+        #expect(server.state == .draining)
+        server.startDraining()
+        #expect(server.state == .draining, "draining twice is draining")
+        // NB: the port is free once the listener closes: another test's server may bind it at once.
+        if let late = try? await ServerConnection.open(port: port) {
+            defer { late.close() }
+            let served = try? await late.get("/token")
+            #expect(served?.json?["token"]?.stringValue != state.token, "no new connections")
+        }
+        #expect(await idle.closedByPeer(), "an idle keep-alive connection is closed")
+
+        state.releaser.yield()
+        let answer = try await held
+        #expect(answer.json == ["held": true])
+        #expect(answer.header("Connection")?.lowercased() == "close")
+        #expect(await holding.closedByPeer())
+
+        let stream = try #require(state.streams.first)
+        #expect(stream.isOpen && server.openStreamCount == 1, "streams stay open while draining")
+        stream.send(Array("data: still here\n\n".utf8))
+        #expect(try await streaming.nextChunk() == Array("data: still here\n\n".utf8))
+
+        await server.shutdown()
+        #expect(server.state == .stopped && !stream.isOpen && server.openStreamCount == 0)
+        #expect(try await streaming.nextChunk() == nil, "shutdown ends the stream with its final chunk")
+    }
+}

@@ -1,0 +1,58 @@
+import EventLoop
+import VMHostTesting
+
+/// One client connection to the server under test; its blocking reads run off the pool (``offPool(_:)``).
+final class ServerConnection: @unchecked Sendable {
+    private let socket: TestSocket
+
+    private init(socket: TestSocket) { self.socket = socket }
+
+    static func open(port: Int) async throws -> ServerConnection {
+        try await offPool { ServerConnection(socket: try TestSocket(port: port)) }
+    }
+
+    /// Sends `GET path` and returns the whole response.
+    func get(_ path: String) async throws -> TestHTTPResponse {
+        try await offPool {
+            try self.socket.write("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            return try self.socket.readResponse()
+        }
+    }
+
+    /// Sends `GET path` and returns the response head only (a stream's body follows in chunks).
+    func getHead(_ path: String) async throws -> TestHTTPResponse {
+        try await offPool {
+            try self.socket.write("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            return try self.socket.readResponseHead()
+        }
+    }
+
+    /// The next chunk of a chunked body; nil at its end.
+    func nextChunk() async throws -> [UInt8]? {
+        try await offPool { try TestHTTPClient.readChunk(from: self.socket) }
+    }
+
+    /// Whether the server closes the connection within `timeout`.
+    func closedByPeer(within timeout: Duration = .seconds(5)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        return (try? await offPool {
+            while ContinuousClock.now < deadline {
+                if self.socket.isClosedByPeer(waitMilliseconds: 100) { return true }
+            }
+            return false
+        }) ?? false
+    }
+
+    func close() { socket.close() }
+}
+
+/// Polls `condition` on the loop until it holds or `timeout` passes; returns whether it held.
+@LoopActor
+func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if try await condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
