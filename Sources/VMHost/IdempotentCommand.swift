@@ -31,10 +31,12 @@ enum IdempotentCommand {
         case .running:
             return .deferred {
                 guard let answer = await keys.answer(for: key) else {
-                    return HTTPError(
-                        status: 503, code: "overloaded", message: "the first request with this key did not finish",
-                        headers: [HTTPHeader("Retry-After", "1")]
-                    ).response
+                    return HTTPErrorResponder.apiJSON.response(
+                        for: HTTPError(
+                            status: 503, code: "overloaded", message: "the first request with this key did not finish",
+                            headers: [HTTPHeader("Retry-After", "1")]
+                        )
+                    )
                 }
                 return replayed(answer)
             }
@@ -43,7 +45,7 @@ enum IdempotentCommand {
             do throws(HTTPError) {
                 result = try run()
             } catch {
-                result = .response(error.response)
+                result = .response(HTTPErrorResponder.apiJSON.response(for: error))
             }
             switch result {
             case .response(let response):
