@@ -96,14 +96,18 @@ struct FakeFlickrPhoto {
         let commentCount = FlickrFixtures.commentsCount(photoID: id)
         var photo: JSONObject = [
             "id": .string(id), "secret": .string(secret), "server": .string(server), "farm": 66,
-            "dateuploaded": .string(String(posted)), "isfavorite": 0, "license": number(StableHash.pick(hash, 10, count: 11)),
+            "dateuploaded": .string(String(posted)), "isfavorite": 0,
+            "license": number(StableHash.pick(hash, 10, count: 11)),
             "safety_level": "0", "rotation": 0,
             "owner": [
-                "nsid": .string(person.nsid), "username": .string(person.username), "realname": .string(person.realname),
+                "nsid": .string(person.nsid), "username": .string(person.username),
+                "realname": .string(person.realname),
                 "location": "", "iconserver": "65535", "iconfarm": 66, "path_alias": person.pathAlias,
             ],
             "title": ["_content": .string(title)],
-            "description": ["_content": .string(Self.descriptions[StableHash.pick(hash, 11, count: Self.descriptions.count)])],
+            "description": [
+                "_content": .string(Self.descriptions[StableHash.pick(hash, 11, count: Self.descriptions.count)])
+            ],
             "visibility": ["ispublic": 1, "isfriend": 0, "isfamily": 0],
             "dates": .object(dates),
             "views": StableHash.pick(hash, 12, count: 4) == 0 ? .int(views) : .string(String(views)),

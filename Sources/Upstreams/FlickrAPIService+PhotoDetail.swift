@@ -66,7 +66,8 @@ extension FlickrAPIService {
             guard let id = entry["id"]?.lenientString, !id.isEmpty else {
                 throw .decoding("comment \(index) lacks an id", service: service)
             }
-            guard let seconds = entry["datecreate"]?.lenientInt, let createdAt = RFC3339.utc(unixSeconds: Int64(seconds))
+            guard let seconds = entry["datecreate"]?.lenientInt,
+                let createdAt = RFC3339.utc(unixSeconds: Int64(seconds))
             else {
                 throw .decoding("comment \(index) lacks a readable 'datecreate'", service: service)
             }

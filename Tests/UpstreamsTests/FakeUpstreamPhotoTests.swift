@@ -29,8 +29,9 @@ struct FakeUpstreamPhotoTests {
         await fake.shutdown()
     }
 
-    func raw(_ client: HTTPClient, _ fake: FakeUpstream, _ method: String, _ photoID: String) async throws -> JSONValue {
-        let url = "\(fake.baseURL)/services/rest/?method=\(method)&photo_id=\(photoID)&format=json&nojsoncallback=1"
+    /// The fake's raw answer for a Flickr method about photo `id`.
+    func raw(_ client: HTTPClient, _ fake: FakeUpstream, _ method: String, _ id: String) async throws -> JSONValue {
+        let url = "\(fake.baseURL)/services/rest/?method=\(method)&photo_id=\(id)&format=json&nojsoncallback=1"
         let response = try await client.execute(HTTPClientRequest(url: url))
         #expect(response.status == 200)
         return try JSONParser.parse(response.body)
@@ -47,7 +48,9 @@ struct FakeUpstreamPhotoTests {
                 #expect(detail.imageUrl == photo.imageURL(.large1024))
                 #expect(detail.imageUrl == "\(fake.imageBaseURL)/\(photo.server)/\(photo.id)_\(photo.secret)_b.jpg")
                 #expect(!detail.owner.isEmpty)
-                #expect(detail.pageUrl.hasPrefix("https://www.flickr.com/photos/") && detail.pageUrl.hasSuffix("/\(photo.id)/"))
+                #expect(
+                    detail.pageUrl.hasPrefix("https://www.flickr.com/photos/")
+                        && detail.pageUrl.hasSuffix("/\(photo.id)/"))
                 #expect(detail.views != nil)
                 #expect(!detail.description.contains("&amp;") && !detail.description.contains("&quot;"))
                 if let takenAt = detail.takenAt {
@@ -76,7 +79,8 @@ struct FakeUpstreamPhotoTests {
                 }
                 if body["urls"] == nil {
                     seen.insert("no urls")
-                    #expect(detail.pageUrl == "https://www.flickr.com/photos/\(body["owner"]?["nsid"]?.stringValue ?? "?")/\(photo.id)/")
+                    let nsid = try #require(body["owner"]?["nsid"]?.stringValue)
+                    #expect(detail.pageUrl == "https://www.flickr.com/photos/\(nsid)/\(photo.id)/")
                 }
                 if body["dates"]?["taken"] == nil {
                     seen.insert("no taken date")
@@ -97,11 +101,12 @@ struct FakeUpstreamPhotoTests {
                 }
                 if comments["comments"]?["comment"] == nil { seen.insert("no comment list") }
             }
-            #expect(seen == [
-                "views as a string", "views as a number", "empty realname", "no urls", "no taken date",
-                "HTML in a description", "entities in a description", "raw differs from _content",
-                "empty comment realname", "entities in a comment", "no comment list",
-            ])
+            #expect(
+                seen == [
+                    "views as a string", "views as a number", "empty realname", "no urls", "no taken date",
+                    "HTML in a description", "entities in a description", "raw differs from _content",
+                    "empty comment realname", "entities in a comment", "no comment list",
+                ])
         }
     }
 
@@ -131,7 +136,9 @@ struct FakeUpstreamPhotoTests {
                 #expect(times == times.sorted(), "oldest first")
                 for comment in comments {
                     #expect(!comment.id.isEmpty && !comment.author.isEmpty && !comment.text.isEmpty)
-                    #expect(!comment.text.contains("<b>") && !comment.text.contains("&amp;") && !comment.text.contains("&quot;"))
+                    #expect(
+                        !comment.text.contains("<b>") && !comment.text.contains("&amp;")
+                            && !comment.text.contains("&quot;"))
                     #expect(comment.createdAt.utf8.count == 20 && comment.createdAt.hasSuffix("Z"))
                 }
             }
@@ -155,9 +162,11 @@ struct FakeUpstreamPhotoTests {
         try await withFake { fake, _, service in
             let id = try #require(try await service.search(text: "kittens", page: 1).photos.first?.id)
             fake.behavior = FakeUpstreamBehavior(fault: .business, faultCount: 1)
-            await #expect(throws: UpstreamError(
-                kind: .business, message: "Invalid API Key (Key has invalid format)", code: 100
-            )) { try await service.photoInfo(photoID: id) }
+            await #expect(
+                throws: UpstreamError(
+                    kind: .business, message: "Invalid API Key (Key has invalid format)", code: 100
+                )
+            ) { try await service.photoInfo(photoID: id) }
 
             fake.behavior = FakeUpstreamBehavior(fault: .http500, faultCount: 1)
             let serverError = await #expect(throws: UpstreamError.self) { try await service.photoComments(photoID: id) }
@@ -200,12 +209,16 @@ struct FakeUpstreamPhotoTests {
             var bodies: Set<[UInt8]> = []
             for photo in photos {
                 let detail = try await service.photoInfo(photoID: photo.id)
-                for (url, width, height) in [(photo.thumbnailUrl, 75, 75), (photo.url, 240, 180), (detail.imageUrl, 1024, 768)] {
+                for (url, width, height) in [
+                    (photo.thumbnailUrl, 75, 75), (photo.url, 240, 180), (detail.imageUrl, 1024, 768),
+                ] {
                     let response = try await client.execute(HTTPClientRequest(url: url))
                     #expect(response.status == 200, "\(url)")
                     #expect(response.headers.first { $0.name.lowercased() == "content-type" }?.value == "image/svg+xml")
                     let svg = String(decoding: response.body, as: UTF8.self)
-                    #expect(svg.hasPrefix(#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(width)" height="\#(height)""#))
+                    #expect(
+                        svg.hasPrefix(#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(width)" height="\#(height)""#)
+                    )
                     #expect(svg.hasSuffix("</svg>"))
                     #expect(Self.isBalancedXML(svg), "well-formed: \(svg)")
                     bodies.insert(response.body)
@@ -223,7 +236,8 @@ struct FakeUpstreamPhotoTests {
             #expect(try await client.execute(HTTPClientRequest(url: good + ".jpg")).status == 200, "the 500 px size")
             for url in [
                 good + "_x.jpg", good + "_b.png", "\(fake.imageBaseURL)/\(photo.server)/\(photo.id)_0000000000_b.jpg",
-                "\(fake.imageBaseURL)/1/\(photo.id)_\(photo.secret)_b.jpg", "\(fake.imageBaseURL)/\(photo.server)/1_2_b.jpg",
+                "\(fake.imageBaseURL)/1/\(photo.id)_\(photo.secret)_b.jpg",
+                "\(fake.imageBaseURL)/\(photo.server)/1_2_b.jpg",
                 "\(fake.imageBaseURL)/\(photo.server)/\(photo.id).jpg",
             ] {
                 #expect(try await client.execute(HTTPClientRequest(url: url)).status == 404, "\(url)")

@@ -7,7 +7,10 @@ struct HTMLTextTests {
         ("On the sofa, after lunch.", "On the sofa, after lunch."),
         ("", ""),
         ("<b>Golden hour</b> at the <i>lake</i>", "Golden hour at the lake"),
-        (#"See <a href="https://www.flickr.com/groups/explore/" rel="noreferrer nofollow">Explore</a>."#, "See Explore."),
+        (
+            #"See <a href="https://www.flickr.com/groups/explore/" rel="noreferrer nofollow">Explore</a>."#,
+            "See Explore."
+        ),
         (#"<A HREF="x">Upper</A> <SPAN class='a'>case</SPAN>"#, "Upper case"),
         (#"<a title="a > b" href='c>d'>quoted</a>"#, "quoted"),
         ("<img src=\"x.jpg\" alt=\"\"/>after", "after"),
@@ -75,6 +78,7 @@ struct HTMLTextTests {
     }
 
     @Test func nonASCIITextPassesThrough() {
-        #expect(HTMLText.plainText("Über den Dächern — 東京の夜 <i>(handheld)</i> 🐱") == "Über den Dächern — 東京の夜 (handheld) 🐱")
+        #expect(
+            HTMLText.plainText("Über den Dächern — 東京の夜 <i>(handheld)</i> 🐱") == "Über den Dächern — 東京の夜 (handheld) 🐱")
     }
 }

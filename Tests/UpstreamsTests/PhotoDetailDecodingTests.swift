@@ -69,21 +69,25 @@ struct PhotoDetailDecodingTests {
 
     @Test func olderGetInfoUsesTheFallbacks() throws {
         let detail = try FlickrAPIService.decodePhotoInfo(Self.parse(Self.olderGetInfo))
-        #expect(detail == PhotoDetail(
-            id: "4101234567", title: "", description: "", owner: "pixelé", takenAt: nil, views: 585, tags: [],
-            imageUrl: "https://live.staticflickr.com/4101/4101234567_0a1b2c3d4e_b.jpg",
-            pageUrl: "https://www.flickr.com/photos/98765432@N00/4101234567/"
-        ))
+        #expect(
+            detail
+                == PhotoDetail(
+                    id: "4101234567", title: "", description: "", owner: "pixelé", takenAt: nil, views: 585, tags: [],
+                    imageUrl: "https://live.staticflickr.com/4101/4101234567_0a1b2c3d4e_b.jpg",
+                    pageUrl: "https://www.flickr.com/photos/98765432@N00/4101234567/"
+                ))
     }
 
     @Test func detailJSONHasAPIMdFieldNames() throws {
-        #expect(Self.napTime.json == [
-            "id": "53012345678", "title": "Nap time",
-            "description": "On the sofa, after lunch & a \u{201C}big\u{201D} meal.\nCats — café", "owner": "Jane Doe",
-            "takenAt": "2023-07-04T15:20:11", "views": 1204, "tags": ["cat", "Kitten", "Café Life"],
-            "imageUrl": "https://live.staticflickr.com/65535/53012345678_abcdef1234_b.jpg",
-            "pageUrl": "https://www.flickr.com/photos/janedoe/53012345678/",
-        ])
+        #expect(
+            Self.napTime.json == [
+                "id": "53012345678", "title": "Nap time",
+                "description": "On the sofa, after lunch & a \u{201C}big\u{201D} meal.\nCats — café",
+                "owner": "Jane Doe",
+                "takenAt": "2023-07-04T15:20:11", "views": 1204, "tags": ["cat", "Kitten", "Café Life"],
+                "imageUrl": "https://live.staticflickr.com/65535/53012345678_abcdef1234_b.jpg",
+                "pageUrl": "https://www.flickr.com/photos/janedoe/53012345678/",
+            ])
         let older = try FlickrAPIService.decodePhotoInfo(Self.parse(Self.olderGetInfo)).json
         #expect(older["takenAt"] == .null)
         #expect(older["views"] == 585)
@@ -163,8 +167,9 @@ struct PhotoDetailDecodingTests {
         func tags(_ value: JSONValue?) throws -> [String] {
             try FlickrAPIService.decodePhotoInfo(Self.variant("tags", value)).tags
         }
-        #expect(try tags(["tag": [["raw": "Black & White", "_content": "blackwhite"], ["raw": "NYC", "_content": "nyc"]]])
-            == ["Black & White", "NYC"])
+        #expect(
+            try tags(["tag": [["raw": "Black & White", "_content": "blackwhite"], ["raw": "NYC", "_content": "nyc"]]])
+                == ["Black & White", "NYC"])
         #expect(try tags(["tag": [["_content": "onlynormalised"]]]) == ["onlynormalised"])
         #expect(try tags(["tag": []]) == [])
         #expect(try tags([:]) == [])
@@ -177,19 +182,26 @@ struct PhotoDetailDecodingTests {
         }
         #expect(try page(nil) == "https://www.flickr.com/photos/12345678@N02/53012345678/")
         #expect(try page(["url": []]) == "https://www.flickr.com/photos/12345678@N02/53012345678/")
-        #expect(try page(["url": [["type": "other", "_content": "https://example.com/"]]])
-            == "https://www.flickr.com/photos/12345678@N02/53012345678/")
-        #expect(try page(["url": [["type": "other", "_content": "https://example.com/"],
-                                  ["type": "photopage", "_content": "https://www.flickr.com/photos/x/1/"]]])
-            == "https://www.flickr.com/photos/x/1/")
+        #expect(
+            try page(["url": [["type": "other", "_content": "https://example.com/"]]])
+                == "https://www.flickr.com/photos/12345678@N02/53012345678/")
+        #expect(
+            try page([
+                "url": [
+                    ["type": "other", "_content": "https://example.com/"],
+                    ["type": "photopage", "_content": "https://www.flickr.com/photos/x/1/"],
+                ]
+            ])
+                == "https://www.flickr.com/photos/x/1/")
         let ownerless = try Self.variant("urls", nil)
         guard case .object(var root) = ownerless, case .object(var photo)? = root["photo"] else {
             throw DecodingTestError()
         }
         photo["owner"] = nil
         root["photo"] = .object(photo)
-        #expect(try FlickrAPIService.decodePhotoInfo(.object(root)).pageUrl
-            == "https://www.flickr.com/photo.gne?id=53012345678")
+        #expect(
+            try FlickrAPIService.decodePhotoInfo(.object(root)).pageUrl
+                == "https://www.flickr.com/photo.gne?id=53012345678")
     }
 
     @Test func textsMayComeUnwrapped() throws {
@@ -212,16 +224,21 @@ struct PhotoDetailDecodingTests {
         let json = FlickrDecodingTests.searchResponse(page: 1, pages: 1, perpage: 2, total: 2)
         let host = FlickrImageHost(baseURL: "http://fake/images")
         let page = try FlickrAPIService.decodeSearch(json, imageHost: host)
-        #expect(page.photos.map(\.url) == [
-            "http://fake/images/65535/53624890009_5cd918efcd_m.jpg", "http://fake/images/7372/53624890010_0123456789_m.jpg",
-        ])
-        #expect(try FlickrAPIService.decodeSearch(json).photos.first?.url.hasPrefix("https://live.staticflickr.com/") == true)
+        #expect(
+            page.photos.map(\.url) == [
+                "http://fake/images/65535/53624890009_5cd918efcd_m.jpg",
+                "http://fake/images/7372/53624890010_0123456789_m.jpg",
+            ])
+        #expect(
+            try FlickrAPIService.decodeSearch(json).photos.first?.url.hasPrefix("https://live.staticflickr.com/")
+                == true)
     }
 
     @Test(arguments: [
         JSONValue.array([]), ["stat": "ok"], ["stat": "ok", "photo": "x"],
         ["stat": "ok", "photo": ["server": "1", "secret": "a"]], ["stat": "ok", "photo": ["id": "1", "secret": "a"]],
-        ["stat": "ok", "photo": ["id": "1", "server": "1"]], ["stat": "ok", "photo": ["id": "", "server": "1", "secret": "a"]],
+        ["stat": "ok", "photo": ["id": "1", "server": "1"]],
+        ["stat": "ok", "photo": ["id": "", "server": "1", "secret": "a"]],
         ["photo": ["id": "1", "server": "1", "secret": "a"]],
     ])
     func garbledGetInfoIsADecodingError(json: JSONValue) {
@@ -240,22 +257,32 @@ struct PhotoDetailDecodingTests {
 
     @Test func recordedCommentsMapEveryField() throws {
         let comments = try FlickrAPIService.decodePhotoComments(Self.parse(Self.comments))
-        #expect(comments == [
-            PhotoComment(id: "1234-53012345678-72157", author: "Sam", text: "Lovely light!", createdAt: "2023-07-05T10:00:00Z"),
-            PhotoComment(
-                id: "1234-53012345678-72158", author: "jürgen_w", text: "Seen in Explore & \"faved\"!\n\n👍",
-                createdAt: "2023-07-06T10:00:00Z"
-            ),
-        ])
-        #expect(comments[0].json == [
-            "id": "1234-53012345678-72157", "author": "Sam", "text": "Lovely light!", "createdAt": "2023-07-05T10:00:00Z",
-        ])
+        #expect(
+            comments == [
+                PhotoComment(
+                    id: "1234-53012345678-72157", author: "Sam", text: "Lovely light!",
+                    createdAt: "2023-07-05T10:00:00Z"),
+                PhotoComment(
+                    id: "1234-53012345678-72158", author: "jürgen_w", text: "Seen in Explore & \"faved\"!\n\n👍",
+                    createdAt: "2023-07-06T10:00:00Z"
+                ),
+            ])
+        #expect(
+            comments[0].json == [
+                "id": "1234-53012345678-72157", "author": "Sam", "text": "Lovely light!",
+                "createdAt": "2023-07-05T10:00:00Z",
+            ])
     }
 
     @Test func noCommentListIsEmpty() throws {
-        #expect(try FlickrAPIService.decodePhotoComments(Self.parse(#"{"comments":{"photo_id":"1"},"stat":"ok"}"#)) == [])
-        #expect(try FlickrAPIService.decodePhotoComments(["comments": ["photo_id": "1", "comment": nil], "stat": "ok"]) == [])
-        #expect(try FlickrAPIService.decodePhotoComments(["comments": ["photo_id": "1", "comment": []], "stat": "ok"]) == [])
+        #expect(
+            try FlickrAPIService.decodePhotoComments(Self.parse(#"{"comments":{"photo_id":"1"},"stat":"ok"}"#)) == [])
+        #expect(
+            try FlickrAPIService.decodePhotoComments(["comments": ["photo_id": "1", "comment": nil], "stat": "ok"])
+                == [])
+        #expect(
+            try FlickrAPIService.decodePhotoComments(["comments": ["photo_id": "1", "comment": []], "stat": "ok"]) == []
+        )
     }
 
     @Test func authorIsTheRealNameElseTheAuthorName() throws {

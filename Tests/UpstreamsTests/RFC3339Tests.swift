@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Upstreams
 
 @Suite("RFC3339: Unix seconds as UTC timestamps")
