@@ -3,8 +3,8 @@ import JSON
 /// One photo of the fake Flickr world, every fact derived from its id alone, so that a search result, its
 /// `flickr.photos.getInfo` answer, its comments and its image agree.
 ///
-/// Ids are those the fake search hands out: `50_000_000_000 + 10_000 * k + index` with `index` below
-/// ``FlickrFixtures/maxTotal``; any other id is unknown (Flickr's code 1).
+/// Ids are those the fake search hands out: `50_000_000_000 + 10_000 * k + index` with `k` below 1,000,000 and
+/// `index` below ``FlickrFixtures/maxTotal``; any other id is unknown (Flickr's code 1).
 struct FakeFlickrPhoto {
     let id: String
     /// ``StableHash/fnv1a(_:)`` of the id: the seed of every fact.
@@ -43,7 +43,7 @@ struct FakeFlickrPhoto {
     init?(id: String) {
         let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
         guard id.utf8.count == 11, id.utf8.allSatisfy({ digits.contains($0) }), let value = Int(id),
-            value >= 50_000_000_000, value % 10_000 < FlickrFixtures.maxTotal
+            (50_000_000_000..<60_000_000_000).contains(value), value % 10_000 < FlickrFixtures.maxTotal
         else {
             return nil
         }

@@ -150,11 +150,14 @@ struct FakeUpstreamPhotoTests {
     @Test func unknownPhotosAreFlickrsCodeOne() async throws {
         try await withFake { fake, _, service in
             let expected = UpstreamError(kind: .business, message: "Photo not found", code: 1)
-            for id in ["1", "not-a-photo", "", "49999999999", "50000004999x", "50000005000", "500000000001"] {
+            let unknown = [
+                "1", "not-a-photo", "", "49999999999", "50000004999x", "50000005000", "500000000001", "60000000000",
+            ]
+            for id in unknown {
                 await #expect(throws: expected, "\(id)") { try await service.photoInfo(photoID: id) }
                 await #expect(throws: expected, "\(id)") { try await service.photoComments(photoID: id) }
             }
-            #expect(fake.requestCount("flickr.photos.getInfo") == 7)
+            #expect(fake.requestCount("flickr.photos.getInfo") == 8)
         }
     }
 
