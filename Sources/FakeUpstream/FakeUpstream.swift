@@ -21,9 +21,9 @@ import Logging
 /// - `GET /_control` (behaviour and request counts); `PUT /_control` with
 ///   `{"latencyMs", "fault", "faultCount", "slowDelayMs"}` to change the behaviour.
 ///
-/// Every endpoint but `/_control` and the images takes the latency and the faults. The `business` fault answers HTTP 200 with
-/// `success: false` (envelope) or `stat: fail` code 100 (Flickr); DummyJSON has no in-body failure, so there
-/// it answers a truncated body like `malformed`.
+/// Every endpoint but `/_control` and the images takes the latency and the faults. The `business` fault answers
+/// HTTP 200 with `success: false` (envelope) or `stat: fail` code 100 (Flickr); DummyJSON has no in-body failure,
+/// so there it answers a truncated body like `malformed`.
 @LoopActor
 public final class FakeUpstream {
     /// The current behaviour.
@@ -61,7 +61,8 @@ public final class FakeUpstream {
         router.on(.get, "/services/rest") { [unowned self] request in self.flickr(request) }
         router.on(.get, "/images/:server/:file") { [unowned self] request in
             self.requestCounts["/images", default: 0] += 1
-            return .response(FakeImage.response(server: request.parameters["server"], file: request.parameters["file"]))
+            let parameters = request.parameters
+            return .response(FakeImage.response(server: parameters["server"], file: parameters["file"]))
         }
         router.on(.get, "/_control") { [unowned self] _ in .response(.json(self.controlState)) }
         router.on(.put, "/_control") { [unowned self] request in try self.updateControl(request) }

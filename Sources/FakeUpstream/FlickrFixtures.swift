@@ -95,7 +95,9 @@ enum FlickrFixtures {
         let hash = StableHash.fnv1a(photoID)
         let count = commentsCount(photoID: photoID)
         var body: JSONObject = ["photo_id": .string(photoID)]
-        var created = FakeFlickrPhoto(id: photoID)?.posted ?? 1_500_000_000
+        let photo = FakeFlickrPhoto(id: photoID)
+        let page = "https://www.flickr.com/photos/\(photo.map { person($0.owner).nsid } ?? "unknown")/\(photoID)/"
+        var created = photo?.posted ?? 1_500_000_000
         if count > 0 {
             body["comment"] = .array((0..<count).map { index in
                 let seed = StableHash.mix(hash, UInt64(200 + index))
@@ -105,7 +107,7 @@ enum FlickrFixtures {
                 return [
                     "id": .string(commentID), "author": .string(author.nsid), "author_is_deleted": 0,
                     "authorname": .string(author.username), "datecreate": .string(String(created)),
-                    "permalink": .string("https://www.flickr.com/photos/\(author.nsid)/\(photoID)/#comment\(commentID)"),
+                    "permalink": .string("\(page)#comment\(commentID)"),
                     "path_alias": author.pathAlias, "realname": .string(author.realname),
                     "_content": .string(remarks[StableHash.pick(seed, 9, count: remarks.count)]),
                 ]
