@@ -120,7 +120,8 @@ struct FakeFlickrPhoto {
             "media": "photo",
         ]
         if StableHash.pick(hash, 13, count: 5) != 0 {
-            let page = "https://www.flickr.com/photos/\(person.pathAlias.stringValue ?? person.nsid)/\(id)/"
+            let alias = person.pathAlias.stringValue ?? ""
+            let page = "https://www.flickr.com/photos/\(alias.isEmpty ? person.nsid : alias)/\(id)/"
             photo["urls"] = ["url": [["type": "photopage", "_content": .string(page)]]]
         }
         return ["photo": .object(photo), "stat": "ok"]

@@ -49,8 +49,8 @@ enum FakeImage {
             <stop offset="1" stop-color="hsl(\((hue + 40) % 360), 60%, 88%)"/></linearGradient></defs>\
             <rect width="\(width)" height="\(height)" fill="url(#sky)"/>\
             <circle cx="\(sunX)" cy="\(sunY)" r="\(radius)" fill="hsl(\((hue + 180) % 360), 85%, 65%)"/>\
-            <path d="M0 \(far) Q\(width / 3) \(far - height / 6) \(width * 2 / 3) \(far) \
-            T\(width) \(far - height / 10) V\(height) H0 Z" fill="hsl(\((hue + 120) % 360), 35%, 45%)"/>\
+            <path d="M0 \(far) Q\(width / 4) \(far - height / 6) \(width / 2) \(far) \
+            Q\(width * 3 / 4) \(far + height / 12) \(width) \(far - height / 10) V\(height) H0 Z" fill="hsl(\((hue + 120) % 360), 35%, 45%)"/>\
             <path d="M0 \(near) Q\(width / 2) \(near - height / 8) \(width) \(near) V\(height) H0 Z" \
             fill="hsl(\((hue + 140) % 360), 40%, 30%)"/></svg>
             """
