@@ -11,21 +11,26 @@ import Logging
 /// - `GET /products?page=N&pageSize=M`: the `envelope` product API (57 products).
 /// - `GET /dummyjson/products?limit=M&skip=K`: the `dummyjson` product API (194 products; `limit=0` is all).
 /// - `GET /services/rest/?method=...`: Flickr's `flickr.photos.search` (`text`, `page`, `per_page`),
-///   `flickr.photos.getFavorites` and `flickr.photos.comments.getList` (`photo_id`); any other method answers
-///   `stat: fail` with code 112. Always JSON, whatever `format` and `nojsoncallback` say; `api_key` is ignored.
+///   `flickr.photos.getFavorites`, `flickr.photos.comments.getList` and `flickr.photos.getInfo` (`photo_id`; a
+///   photo the search never hands out answers `stat: fail` code 1 "Photo not found"); any other method answers
+///   `stat: fail` with code 112. Always JSON, whatever `format` and `nojsoncallback` say, written as Flickr
+///   writes it (`\/` and `\uXXXX` escapes); `api_key` is ignored.
+/// - `GET /images/{server}/{id}_{secret}_{size}.jpg`: a generated SVG picture of a photo the search handed out
+///   (a colour of its own per photo), for ``imageBaseURL``; `404` for any other. Latency and faults do not
+///   apply, so an offline run always shows its pictures.
 /// - `GET /_control` (behaviour and request counts); `PUT /_control` with
 ///   `{"latencyMs", "fault", "faultCount", "slowDelayMs"}` to change the behaviour.
 ///
-/// Every endpoint but `/_control` takes the latency and the faults. The `business` fault answers HTTP 200 with
-/// `success: false` (envelope) or `stat: fail` code 100 (Flickr); DummyJSON has no in-body failure, so there
-/// it answers a truncated body like `malformed`.
+/// Every endpoint but `/_control` and the images takes the latency and the faults. The `business` fault answers
+/// HTTP 200 with `success: false` (envelope) or `stat: fail` code 100 (Flickr); DummyJSON has no in-body failure,
+/// so there it answers a truncated body like `malformed`.
 @LoopActor
 public final class FakeUpstream {
     /// The current behaviour.
     public var behavior: FakeUpstreamBehavior
-    /// Requests served per path (`/products`, `/dummyjson/products`) or Flickr method (`flickr.photos.search`,
-    /// `flickr.photos.getFavorites`, `flickr.photos.comments.getList`, any other as `flickr.unknown`), for tests
-    /// and `GET /_control`.
+    /// Requests served per path (`/products`, `/dummyjson/products`, `/images`) or Flickr method
+    /// (`flickr.photos.search`, `flickr.photos.getFavorites`, `flickr.photos.comments.getList`,
+    /// `flickr.photos.getInfo`, any other as `flickr.unknown`), for tests and `GET /_control`.
     public private(set) var requestCounts: [String: Int] = [:]
     /// The `text` of the last `flickr.photos.search` served, as decoded (for tests of the client's encoding).
     public private(set) var lastFlickrSearchText: String?
@@ -42,6 +47,10 @@ public final class FakeUpstream {
     /// The base URL once started (`http://127.0.0.1:PORT`).
     public private(set) var baseURL = ""
 
+    /// Where the fake serves the photos' images once started: the base of Flickr's static image paths
+    /// (`{imageBaseURL}/{server}/{id}_{secret}_{size}.jpg`), in place of `https://live.staticflickr.com`.
+    public var imageBaseURL: String { baseURL + "/images" }
+
     /// Starts serving on `host:port` (port 0 picks a free one).
     /// - Returns: the base URL.
     @discardableResult
@@ -50,6 +59,11 @@ public final class FakeUpstream {
         router.on(.get, "/products") { [unowned self] request in self.products(request) }
         router.on(.get, "/dummyjson/products") { [unowned self] request in self.dummyJSONProducts(request) }
         router.on(.get, "/services/rest") { [unowned self] request in self.flickr(request) }
+        router.on(.get, "/images/:server/:file") { [unowned self] request in
+            self.requestCounts["/images", default: 0] += 1
+            let parameters = request.parameters
+            return .response(FakeImage.response(server: parameters["server"], file: parameters["file"]))
+        }
         router.on(.get, "/_control") { [unowned self] _ in .response(.json(self.controlState)) }
         router.on(.put, "/_control") { [unowned self] request in try self.updateControl(request) }
         let server = HTTPServer(
@@ -111,6 +125,7 @@ public final class FakeUpstream {
 
     private static let flickrMethods: Set = [
         "flickr.photos.search", "flickr.photos.getFavorites", "flickr.photos.comments.getList",
+        "flickr.photos.getInfo",
     ]
 
     private func flickr(_ request: HTTPRequest) -> HTTPHandlerResult {
@@ -126,21 +141,25 @@ public final class FakeUpstream {
                 text: text, page: query["page"].flatMap { Int($0) } ?? 1,
                 perPage: query["per_page"].flatMap { Int($0) } ?? FlickrFixtures.defaultPerPage
             )
-        case "flickr.photos.getFavorites", "flickr.photos.comments.getList":
+        case "flickr.photos.getFavorites", "flickr.photos.comments.getList", "flickr.photos.getInfo":
             let photoID = query["photo_id"] ?? ""
-            if !FlickrFixtures.isValidPhotoID(photoID) {
-                answer = Self.flickrFailure(code: 1, message: "Photo \"\(photoID)\" not found (invalid ID)")
-            } else if method == "flickr.photos.getFavorites" {
-                answer = FlickrFixtures.favorites(photoID: photoID)
+            if let photo = FakeFlickrPhoto(id: photoID) {
+                answer = switch method {
+                case "flickr.photos.getFavorites": FlickrFixtures.favorites(photoID: photoID)
+                case "flickr.photos.comments.getList": FlickrFixtures.comments(photoID: photoID)
+                default: photo.info
+                }
             } else {
-                answer = FlickrFixtures.comments(photoID: photoID)
+                answer = Self.flickrFailure(code: 1, message: "Photo not found")
             }
         default:
             answer = Self.flickrFailure(code: 112, message: "Method \"\(method)\" not found")
         }
         return respond(
-            normal: .json(answer),
-            business: .json(Self.flickrFailure(code: 100, message: "Invalid API Key (Key has invalid format)")),
+            normal: FlickrJSONStyle.response(answer),
+            business: FlickrJSONStyle.response(
+                Self.flickrFailure(code: 100, message: "Invalid API Key (Key has invalid format)")
+            ),
             malformed: Self.truncatedJSON(#"{"photos": {"page": 1, "pages": "#)
         )
     }

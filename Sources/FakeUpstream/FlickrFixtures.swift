@@ -5,25 +5,18 @@ import JSON
 /// A search for a text has 1...5000 photos (0 when the text contains "nothing"); odd pages send
 /// `page`/`pages`/`perpage`/`total` as strings and even pages as numbers, as real Flickr mixes both.
 /// A photo has 0...250 favorites (the total is a string for some photos) and 0...5 comments (with no
-/// comments the `comment` key is left out).
+/// comments the `comment` key is left out); its details are ``FakeFlickrPhoto``'s.
 enum FlickrFixtures {
     static let maxTotal = 5000
     static let defaultPerPage = 100
     static let maxPerPage = 500
 
-    private static let adjectives = [
-        "Golden", "Quiet", "Misty", "Curious", "Sleepy", "Bright", "Hidden", "Wild", "Frozen", "Lazy", "Early",
-        "Distant", "Little", "Ancient", "Electric", "Velvet",
-    ]
-    private static let nouns = [
-        "Harbor", "Meadow", "Kitten", "Lighthouse", "Alley", "Forest", "Bridge", "Market", "Sunrise", "Fox",
-        "Cathedral", "Garden", "River", "Skyline", "Owl", "Train",
-    ]
-    private static let servers = ["65535", "65535", "65535", "7372", "4101", "31337"]
-    private static let people = ["ansel_fan", "nightowl", "marta.k", "lens_and_light", "pixelpilgrim", "jo_travels"]
+    /// Comments as Flickr sends them: HTML and entities inside.
     private static let remarks = [
-        "Love this!", "Beautiful light.", "Great composition.", "Wow, what a shot.", "Superb colours!",
-        "Seen in the group Explore.", "Stunning.", "This made my day.",
+        "Love this!", "Beautiful light.", "Great <b>composition</b>!", "Wow, what a shot &amp; what colours.",
+        "Seen in <a href=\"https://www.flickr.com/groups/explore/\" rel=\"noreferrer nofollow\">Explore</a>.",
+        "&quot;Stunning&quot; is the word.", "This made my day &lt;3", "Superb colours! &#x1F44D;",
+        "Magnifique&nbsp;!<br />\nBravo.",
     ]
 
     // MARK: flickr.photos.search
@@ -42,7 +35,8 @@ enum FlickrFixtures {
         let pages = (total + perPage - 1) / perPage
         let seed = StableHash.fnv1a(text)
         let start = (page - 1) * perPage
-        let photos = start < total ? (start..<min(start + perPage, total)).map { photo(seed: seed, index: $0) } : []
+        let photos = start < total
+            ? (start..<min(start + perPage, total)).map { FakeFlickrPhoto(seed: seed, index: $0).searchEntry } : []
         let asStrings = page % 2 == 1
         func number(_ value: Int) -> JSONValue { asStrings ? .string(String(value)) : .int(value) }
         return [
@@ -51,27 +45,6 @@ enum FlickrFixtures {
                 "photo": .array(photos),
             ],
             "stat": "ok",
-        ]
-    }
-
-    /// Photo number `index` (0-based) of the search with hash `seed`; ids are unique within one search.
-    private static func photo(seed: UInt64, index: Int) -> JSONValue {
-        let salt = UInt64(index)
-        let id = 50_000_000_000 + Int(seed % 1_000_000) * 10_000 + index
-        let secret = hex(StableHash.mix(seed, salt) & 0xFF_FFFF_FFFF, digits: 10)
-        let server = servers[StableHash.pick(seed, salt &+ 7, count: servers.count)]
-        let title: String
-        if StableHash.pick(seed, salt &+ 11, count: 17) == 0 {
-            title = ""
-        } else {
-            let adjective = adjectives[StableHash.pick(seed, salt &+ 13, count: adjectives.count)]
-            let noun = nouns[StableHash.pick(seed, salt &+ 17, count: nouns.count)]
-            title = "\(adjective) \(noun)"
-        }
-        return [
-            "id": .string(String(id)), "owner": .string(owner(StableHash.mix(seed, salt &+ 19))),
-            "secret": .string(secret), "server": .string(server), "farm": 66, "title": .string(title),
-            "ispublic": 1, "isfriend": 0, "isfamily": 0,
         ]
     }
 
@@ -91,10 +64,11 @@ enum FlickrFixtures {
         let total = favoritesTotal(photoID: photoID)
         let perPage = 10
         let people: [JSONValue] = (0..<min(total, perPage)).map { index in
-            let person = StableHash.mix(hash, UInt64(100 + index))
+            let seed = StableHash.mix(hash, UInt64(100 + index))
+            let fan = person(seed)
             return [
-                "nsid": .string(owner(person)), "username": .string(name(person)),
-                "favedate": .string(String(1_600_000_000 + Int(person % 100_000_000))),
+                "nsid": .string(fan.nsid), "username": .string(fan.username),
+                "favedate": .string(String(1_600_000_000 + Int(seed % 100_000_000))),
             ]
         }
         let pages = max((total + perPage - 1) / perPage, 1)
@@ -116,19 +90,26 @@ enum FlickrFixtures {
         StableHash.pick(StableHash.fnv1a(photoID), 5, count: 6)
     }
 
-    /// The `flickr.photos.comments.getList` answer; without comments the `comment` key is absent.
+    /// The `flickr.photos.comments.getList` answer, oldest first; without comments the `comment` key is absent.
     static func comments(photoID: String) -> JSONValue {
         let hash = StableHash.fnv1a(photoID)
         let count = commentsCount(photoID: photoID)
         var body: JSONObject = ["photo_id": .string(photoID)]
+        let photo = FakeFlickrPhoto(id: photoID)
+        let page = "https://www.flickr.com/photos/\(photo.map { person($0.owner).nsid } ?? "unknown")/\(photoID)/"
+        var created = photo?.posted ?? 1_500_000_000
         if count > 0 {
             body["comment"] = .array((0..<count).map { index in
-                let author = StableHash.mix(hash, UInt64(200 + index))
-                let created = 1_500_000_000 + Int(author % 200_000_000)
+                let seed = StableHash.mix(hash, UInt64(200 + index))
+                let author = person(seed)
+                let commentID = "\(author.nsid.prefix(8))-\(photoID)-\(72_157_000_000_000 + index)"
+                created += 60 + Int(seed % 2_000_000)
                 return [
-                    "id": .string("\(photoID)-\(72_157_000_000_000 + index)"), "author": .string(owner(author)),
-                    "authorname": .string(name(author)), "datecreate": .string(String(created)),
-                    "_content": .string(remarks[StableHash.pick(author, 9, count: remarks.count)]),
+                    "id": .string(commentID), "author": .string(author.nsid), "author_is_deleted": 0,
+                    "authorname": .string(author.username), "datecreate": .string(String(created)),
+                    "permalink": .string("\(page)#comment\(commentID)"),
+                    "path_alias": author.pathAlias, "realname": .string(author.realname),
+                    "_content": .string(remarks[StableHash.pick(seed, 9, count: remarks.count)]),
                 ]
             })
         }
@@ -137,21 +118,31 @@ enum FlickrFixtures {
 
     // MARK: Helpers
 
-    /// A photo id is a string of digits, as Flickr's.
-    static func isValidPhotoID(_ id: String) -> Bool {
-        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
-        return !id.isEmpty && id.utf8.count <= 20 && id.utf8.allSatisfy { digits.contains($0) }
+    /// A Flickr member.
+    struct Person {
+        var nsid: String
+        var username: String
+        /// Often empty, as on Flickr.
+        var realname: String
+        /// `null`, `""` or a name, as Flickr mixes them.
+        var pathAlias: JSONValue
     }
 
-    private static func owner(_ value: UInt64) -> String {
-        "\(10_000_000 + Int(value % 190_000_000))@N0\(value % 8)"
+    /// The member derived from `value`.
+    static func person(_ value: UInt64) -> Person {
+        let username = FakeFlickrPhoto.username(value)
+        let pathAlias: JSONValue = switch value / 5 % 3 {
+        case 0: .null
+        case 1: ""
+        default: .string(username.filter { $0.isLetter || $0.isNumber })
+        }
+        return Person(
+            nsid: "\(10_000_000 + Int(value % 190_000_000))@N0\(value % 8)", username: username,
+            realname: FakeFlickrPhoto.realname(value), pathAlias: pathAlias
+        )
     }
 
-    private static func name(_ value: UInt64) -> String {
-        people[Int(value % UInt64(people.count))]
-    }
-
-    private static func hex(_ value: UInt64, digits: Int) -> String {
+    static func hex(_ value: UInt64, digits: Int) -> String {
         let text = String(value, radix: 16)
         return String(repeating: "0", count: max(digits - text.count, 0)) + text
     }

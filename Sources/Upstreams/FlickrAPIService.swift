@@ -2,14 +2,15 @@ import EventLoop
 import HTTPClient
 import JSON
 
-/// The Flickr REST API in JSON (`format=json&nojsoncallback=1`): photo search, favorites and comments.
+/// The Flickr REST API in JSON (`format=json&nojsoncallback=1`): photo search, favorites, comments and photo
+/// details.
 ///
 /// Flickr reports failures with HTTP 200 and `{"stat": "fail", "code", "message"}` (a `business` error), and
 /// sends `total`, `pages`, `perpage` and `page` sometimes as numbers, sometimes as strings. The API key never
 /// appears in an error message: it is redacted from whatever the transport reports.
 @LoopActor
 public final class FlickrAPIService: FlickrService {
-    nonisolated private static let service = "Flickr"
+    nonisolated static let service = "Flickr"
     private static let redactionMarker = "[redacted]"
 
     private let fetcher: SharedFetcher
@@ -17,6 +18,8 @@ public final class FlickrAPIService: FlickrService {
     private let apiKey: String?
     /// Photos per search page.
     public let perPage: Int
+    /// Where the URLs of the photos' images point.
+    public let imageHost: FlickrImageHost
     private let recorder: UpstreamRecorder
 
     /// Creates the service.
@@ -24,24 +27,29 @@ public final class FlickrAPIService: FlickrService {
     ///   - endpoint: the REST endpoint that `?method=...` is appended to (`&...` when it already has a query).
     ///   - apiKey: sent as `api_key`; omitted when nil.
     ///   - perPage: photos per search page (Flickr allows at most 500).
+    ///   - imageHost: where the photos' image URLs point (Flickr's own host unless a fake serves the images).
     ///   - recorder: receives one record per call (metrics), under the service name `flickr`.
     public init(
-        fetcher: SharedFetcher, endpoint: String, apiKey: String?, perPage: Int = 30, recorder: UpstreamRecorder = .none
+        fetcher: SharedFetcher, endpoint: String, apiKey: String?, perPage: Int = 30,
+        imageHost: FlickrImageHost = .live, recorder: UpstreamRecorder = .none
     ) {
         self.fetcher = fetcher
         self.endpoint = endpoint
         self.apiKey = apiKey
         self.perPage = min(max(perPage, 1), 500)
+        self.imageHost = imageHost
         self.recorder = recorder
     }
 
     /// Creates the service on its own ``SharedFetcher`` over `client`, sharing calls in flight but caching
     /// nothing.
     public convenience init(
-        client: HTTPClient, endpoint: String, apiKey: String?, perPage: Int = 30, recorder: UpstreamRecorder = .none
+        client: HTTPClient, endpoint: String, apiKey: String?, perPage: Int = 30,
+        imageHost: FlickrImageHost = .live, recorder: UpstreamRecorder = .none
     ) {
         self.init(
-            fetcher: SharedFetcher(client: client, ttl: .zero), endpoint: endpoint, apiKey: apiKey, perPage: perPage, recorder: recorder
+            fetcher: SharedFetcher(client: client, ttl: .zero), endpoint: endpoint, apiKey: apiKey, perPage: perPage,
+            imageHost: imageHost, recorder: recorder
         )
     }
 
@@ -52,7 +60,7 @@ public final class FlickrAPIService: FlickrService {
             (name: "page", value: String(page)), (name: "per_page", value: String(perPage)),
         ]
         let json = try await call("flickr.photos.search", parameters)
-        return try Self.decodeSearch(json)
+        return try Self.decodeSearch(json, imageHost: imageHost)
     }
 
     /// The number of people who marked the photo as a favorite.
@@ -65,6 +73,18 @@ public final class FlickrAPIService: FlickrService {
     public func commentsCount(photoID: String) async throws -> Int {
         let json = try await call("flickr.photos.comments.getList", [(name: "photo_id", value: photoID)])
         return try Self.decodeComments(json)
+    }
+
+    /// The photo's details (`flickr.photos.getInfo`), its image on ``imageHost``.
+    public func photoInfo(photoID: String) async throws -> PhotoDetail {
+        let json = try await call("flickr.photos.getInfo", [(name: "photo_id", value: photoID)])
+        return try Self.decodePhotoInfo(json, imageHost: imageHost)
+    }
+
+    /// The photo's comments (`flickr.photos.comments.getList`), oldest first.
+    public func photoComments(photoID: String) async throws -> [PhotoComment] {
+        let json = try await call("flickr.photos.comments.getList", [(name: "photo_id", value: photoID)])
+        return try Self.decodePhotoComments(json)
     }
 
     /// The request URL of `method` with `parameters` (public for tests).
@@ -85,9 +105,12 @@ public final class FlickrAPIService: FlickrService {
 
     // MARK: Decoding
 
-    /// Maps a `flickr.photos.search` response to a page (public for tests).
+    /// Maps a `flickr.photos.search` response to a page whose photos' images are on `imageHost` (public for
+    /// tests).
     /// - Throws: ``UpstreamError`` `business` for `stat: fail`, `decoding` for a malformed shape.
-    nonisolated public static func decodeSearch(_ json: JSONValue) throws(UpstreamError) -> FlickrSearchPage {
+    nonisolated public static func decodeSearch(
+        _ json: JSONValue, imageHost: FlickrImageHost = .live
+    ) throws(UpstreamError) -> FlickrSearchPage {
         try checkStat(json)
         guard let photos = json["photos"], photos.objectValue != nil else {
             throw .decoding("missing 'photos' object", service: service)
@@ -103,7 +126,7 @@ public final class FlickrAPIService: FlickrService {
         var result: [FlickrPhoto] = []
         result.reserveCapacity(list.count)
         for (index, entry) in list.enumerated() {
-            guard let photo = photo(from: entry) else {
+            guard let photo = photo(from: entry, imageHost: imageHost) else {
                 throw .decoding("photo \(index) lacks id, server or secret", service: service)
             }
             result.append(photo)
@@ -143,7 +166,7 @@ public final class FlickrAPIService: FlickrService {
     }
 
     /// Throws for anything but `stat: ok`.
-    nonisolated private static func checkStat(_ json: JSONValue) throws(UpstreamError) {
+    nonisolated static func checkStat(_ json: JSONValue) throws(UpstreamError) {
         guard json.objectValue != nil else { throw .decoding("the body is not an object", service: service) }
         switch json["stat"]?.stringValue {
         case "ok"?:
@@ -156,14 +179,16 @@ public final class FlickrAPIService: FlickrService {
         }
     }
 
-    nonisolated private static func photo(from entry: JSONValue) -> FlickrPhoto? {
+    nonisolated private static func photo(from entry: JSONValue, imageHost: FlickrImageHost) -> FlickrPhoto? {
         guard let id = entry["id"]?.lenientString, !id.isEmpty,
             let server = entry["server"]?.lenientString, !server.isEmpty,
             let secret = entry["secret"]?.lenientString, !secret.isEmpty
         else {
             return nil
         }
-        return FlickrPhoto(id: id, title: entry["title"]?.lenientString ?? "", server: server, secret: secret)
+        return FlickrPhoto(
+            id: id, title: entry["title"]?.lenientString ?? "", server: server, secret: secret, imageHost: imageHost
+        )
     }
 
     // MARK: Transport

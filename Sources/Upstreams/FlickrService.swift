@@ -10,23 +10,27 @@ public struct FlickrPhoto: Sendable, Equatable {
     public var server: String
     /// The secret that is part of the image URL.
     public var secret: String
+    /// Where the images are served from.
+    public var imageHost: FlickrImageHost
 
     /// Creates a photo.
-    public init(id: String, title: String, server: String, secret: String) {
+    public init(id: String, title: String, server: String, secret: String, imageHost: FlickrImageHost = .live) {
         self.id = id
         self.title = title
         self.server = server
         self.secret = secret
+        self.imageHost = imageHost
     }
 
-    /// The 240 px image: `https://live.staticflickr.com/{server}/{id}_{secret}_m.jpg`.
-    public var url: String { imageURL(suffix: "m") }
+    /// The 240 px image: `{imageHost}/{server}/{id}_{secret}_m.jpg`.
+    public var url: String { imageURL(.small240) }
 
-    /// The 75 px square: `https://live.staticflickr.com/{server}/{id}_{secret}_s.jpg`.
-    public var thumbnailUrl: String { imageURL(suffix: "s") }
+    /// The 75 px square: `{imageHost}/{server}/{id}_{secret}_s.jpg`.
+    public var thumbnailUrl: String { imageURL(.square75) }
 
-    private func imageURL(suffix: String) -> String {
-        "https://live.staticflickr.com/\(server)/\(id)_\(secret)_\(suffix).jpg"
+    /// The image in `size`.
+    public func imageURL(_ size: FlickrImageSize) -> String {
+        imageHost.url(server: server, id: id, secret: secret, size: size)
     }
 }
 
@@ -50,7 +54,7 @@ public struct FlickrSearchPage: Sendable, Equatable {
     }
 }
 
-/// The model layer of the photo search: the three Flickr methods the search view model uses.
+/// The model layer of the photo screens: the Flickr methods the search and photo view models use.
 @LoopActor
 public protocol FlickrService: AnyObject, Sendable {
     /// `flickr.photos.search` with `sort=interestingness-desc`.
@@ -64,4 +68,14 @@ public protocol FlickrService: AnyObject, Sendable {
     /// The number of comments of `flickr.photos.comments.getList` (a missing `comment` list counts 0).
     /// - Throws: ``UpstreamError`` or `CancellationError`.
     func commentsCount(photoID: String) async throws -> Int
+
+    /// The photo's details from `flickr.photos.getInfo`, mapped as API.md's PhotoDetail.
+    /// - Throws: ``UpstreamError`` (`business` for Flickr's `stat: fail`, such as code 1 for an unknown photo)
+    ///   or `CancellationError` (the transfer is aborted).
+    func photoInfo(photoID: String) async throws -> PhotoDetail
+
+    /// The photo's comments from `flickr.photos.comments.getList`, oldest first (a missing `comment` list is
+    /// empty), mapped as API.md's PhotoComment.
+    /// - Throws: ``UpstreamError`` or `CancellationError` (the transfer is aborted).
+    func photoComments(photoID: String) async throws -> [PhotoComment]
 }

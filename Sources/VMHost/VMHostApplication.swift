@@ -78,7 +78,9 @@ public final class VMHostApplication {
             fakeUpstream = fake
             logger.info("embedded fake upstream started", metadata: ["url": "\(url)"])
         }
-        upstreams.configureURLs(fakeBaseURL: fakeUpstream?.baseURL ?? "")
+        upstreams.configureURLs(
+            fakeBaseURL: fakeUpstream?.baseURL ?? "", fakeImageBaseURL: fakeUpstream?.imageBaseURL ?? ""
+        )
 
         let router = makeRouter()
         let server = HTTPServer(
@@ -134,6 +136,8 @@ final class UpstreamFactory {
     var productsBaseURL = ""
     var flickrEndpoint = ""
     var flickrAPIKey: String?
+    /// Flickr's image host, or the fake's when the fake answers for Flickr.
+    var flickrImageHost = FlickrImageHost.live
     /// One fetcher for every session: identical requests in flight are shared across sessions.
     let fetcher: SharedFetcher
     private let configuration: VMHostConfiguration
@@ -147,8 +151,9 @@ final class UpstreamFactory {
     }
 
     /// Sets the upstream URLs from the configuration, using the fake upstream at `fakeBaseURL` for any upstream
-    /// without a URL (the real Flickr API when only a key is given).
-    func configureURLs(fakeBaseURL: String) {
+    /// without a URL (the real Flickr API when only a key is given), and its images at `fakeImageBaseURL` when it
+    /// answers for Flickr.
+    func configureURLs(fakeBaseURL: String, fakeImageBaseURL: String) {
         productsBaseURL = configuration.productsURL
             ?? (configuration.productsFormat == .dummyjson ? fakeBaseURL + "/dummyjson" : fakeBaseURL)
         if let url = configuration.flickrURL {
@@ -157,6 +162,7 @@ final class UpstreamFactory {
             flickrEndpoint = "https://api.flickr.com/services/rest/"
         } else {
             flickrEndpoint = fakeBaseURL + "/services/rest/"
+            flickrImageHost = FlickrImageHost(baseURL: fakeImageBaseURL)
         }
         flickrAPIKey = configuration.flickrAPIKey
     }
@@ -175,6 +181,9 @@ final class UpstreamFactory {
     }
 
     func makeFlickrService() -> any FlickrService {
-        FlickrAPIService(fetcher: fetcher, endpoint: flickrEndpoint, apiKey: flickrAPIKey, recorder: recorder)
+        FlickrAPIService(
+            fetcher: fetcher, endpoint: flickrEndpoint, apiKey: flickrAPIKey, imageHost: flickrImageHost,
+            recorder: recorder
+        )
     }
 }

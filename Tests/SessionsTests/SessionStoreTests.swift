@@ -10,6 +10,8 @@ final class UnusedUpstream: FlickrService, ProductService, @unchecked Sendable {
     func search(text: String, page: Int) async throws -> FlickrSearchPage { throw Unexpected() }
     func favoritesCount(photoID: String) async throws -> Int { throw Unexpected() }
     func commentsCount(photoID: String) async throws -> Int { throw Unexpected() }
+    func photoInfo(photoID: String) async throws -> PhotoDetail { throw Unexpected() }
+    func photoComments(photoID: String) async throws -> [PhotoComment] { throw Unexpected() }
     func fetchPage(_ page: Int) async throws -> ProductPage { throw Unexpected() }
 }
 

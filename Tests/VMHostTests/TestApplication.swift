@@ -45,6 +45,12 @@ struct TestApplication {
         application.fakeUpstream?.requestCount(path) ?? 0
     }
 
+    /// Where the embedded fake upstream listens, and where it serves photo images.
+    @LoopActor
+    func fakeUpstreamURLs() -> (base: String, images: String) {
+        (application.fakeUpstream?.baseURL ?? "", application.fakeUpstream?.imageBaseURL ?? "")
+    }
+
     /// Connections the server counts against its limit.
     @LoopActor
     func openConnections() -> Int {

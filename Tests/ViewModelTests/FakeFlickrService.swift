@@ -8,11 +8,15 @@ final class FakeFlickrService: FlickrService {
         case search(String, Int)
         case favorites(String)
         case comments(String)
+        case photoInfo(String)
+        case photoComments(String)
     }
 
     enum Answer {
         case page(FlickrSearchPage)
         case count(Int)
+        case detail(PhotoDetail)
+        case commentList([PhotoComment])
     }
 
     struct WrongAnswer: Error {}
@@ -37,6 +41,16 @@ final class FakeFlickrService: FlickrService {
     func commentsCount(photoID: String) async throws -> Int {
         guard case .count(let count) = try await wait(.comments(photoID)) else { throw WrongAnswer() }
         return count
+    }
+
+    func photoInfo(photoID: String) async throws -> PhotoDetail {
+        guard case .detail(let detail) = try await wait(.photoInfo(photoID)) else { throw WrongAnswer() }
+        return detail
+    }
+
+    func photoComments(photoID: String) async throws -> [PhotoComment] {
+        guard case .commentList(let comments) = try await wait(.photoComments(photoID)) else { throw WrongAnswer() }
+        return comments
     }
 
     private func wait(_ call: Call) async throws -> Answer {
