@@ -48,9 +48,10 @@ enum EmbeddedResources {
           "operations"
         ],
         "summary": "The thin web client",
+        "description": "The page, revalidated on every load (`Cache-Control: no-cache`): a request whose `If-None-Match` names its `ETag` answers `304`. It references its stylesheet and script by version (`/app.css?v={version}`, `/app.js?v={version}`).",
         "responses": {
           "200": {
-            "description": "An HTML page that drives both view models through this API.",
+            "description": "An HTML page that drives every view model through this API.",
             "content": {
               "text/html": {
                 "schema": {
@@ -61,6 +62,129 @@ enum EmbeddedResources {
             "headers": {
               "X-VMHost-Node": {
                 "$ref": "#/components/headers/X-VMHost-Node"
+              },
+              "Cache-Control": {
+                "schema": {
+                  "type": "string",
+                  "const": "no-cache"
+                }
+              },
+              "ETag": {
+                "$ref": "#/components/headers/ETag"
+              },
+              "Content-Security-Policy": {
+                "$ref": "#/components/headers/ContentSecurityPolicy"
+              }
+            }
+          },
+          "304": {
+            "description": "Not Modified: `If-None-Match` named the current `ETag` (or was `*`).",
+            "headers": {
+              "X-VMHost-Node": {
+                "$ref": "#/components/headers/X-VMHost-Node"
+              },
+              "ETag": {
+                "$ref": "#/components/headers/ETag"
+              }
+            }
+          }
+        }
+      }
+    },
+    "/app.css": {
+      "get": {
+        "operationId": "getWebClientStylesheet",
+        "tags": [
+          "operations"
+        ],
+        "summary": "The web client's stylesheet",
+        "description": "Referenced by the page as `/app.css?v={version}` (the entity tag without quotes; other query parameters are ignored), so it may be cached for an hour; a request whose `If-None-Match` names its `ETag` answers `304`.",
+        "responses": {
+          "200": {
+            "description": "The stylesheet (UTF-8).",
+            "content": {
+              "text/css": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "headers": {
+              "X-VMHost-Node": {
+                "$ref": "#/components/headers/X-VMHost-Node"
+              },
+              "Cache-Control": {
+                "schema": {
+                  "type": "string",
+                  "const": "public, max-age=3600"
+                }
+              },
+              "ETag": {
+                "$ref": "#/components/headers/ETag"
+              },
+              "Content-Security-Policy": {
+                "$ref": "#/components/headers/ContentSecurityPolicy"
+              }
+            }
+          },
+          "304": {
+            "description": "Not Modified: `If-None-Match` named the current `ETag` (or was `*`).",
+            "headers": {
+              "X-VMHost-Node": {
+                "$ref": "#/components/headers/X-VMHost-Node"
+              },
+              "ETag": {
+                "$ref": "#/components/headers/ETag"
+              }
+            }
+          }
+        }
+      }
+    },
+    "/app.js": {
+      "get": {
+        "operationId": "getWebClientScript",
+        "tags": [
+          "operations"
+        ],
+        "summary": "The web client's script",
+        "description": "Referenced by the page as `/app.js?v={version}` (the entity tag without quotes; other query parameters are ignored), so it may be cached for an hour; a request whose `If-None-Match` names its `ETag` answers `304`.",
+        "responses": {
+          "200": {
+            "description": "The script (UTF-8).",
+            "content": {
+              "text/javascript": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "headers": {
+              "X-VMHost-Node": {
+                "$ref": "#/components/headers/X-VMHost-Node"
+              },
+              "Cache-Control": {
+                "schema": {
+                  "type": "string",
+                  "const": "public, max-age=3600"
+                }
+              },
+              "ETag": {
+                "$ref": "#/components/headers/ETag"
+              },
+              "Content-Security-Policy": {
+                "$ref": "#/components/headers/ContentSecurityPolicy"
+              }
+            }
+          },
+          "304": {
+            "description": "Not Modified: `If-None-Match` named the current `ETag` (or was `*`).",
+            "headers": {
+              "X-VMHost-Node": {
+                "$ref": "#/components/headers/X-VMHost-Node"
+              },
+              "ETag": {
+                "$ref": "#/components/headers/ETag"
               }
             }
           }
@@ -448,7 +572,7 @@ enum EmbeddedResources {
         },
         "responses": {
           "200": {
-            "$ref": "#/components/responses/SearchState"
+            "$ref": "#/components/responses/SearchCommandState"
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
@@ -606,7 +730,7 @@ enum EmbeddedResources {
         "description": "Aborts the in-flight search down to its upstream transfer; `isSearching` becomes false and `results` returns to what it was before that search, with no error. No body (an empty JSON object, or any object, is accepted and ignored).",
         "responses": {
           "200": {
-            "$ref": "#/components/responses/SearchState"
+            "$ref": "#/components/responses/SearchCommandState"
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
@@ -904,7 +1028,7 @@ enum EmbeddedResources {
         "description": "Aborts the in-flight load; the flags become false, `items` stay unchanged, no error. No body (an empty JSON object, or any object, is accepted and ignored).",
         "responses": {
           "200": {
-            "$ref": "#/components/responses/ProductListState"
+            "$ref": "#/components/responses/ProductsCommandState"
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
@@ -1104,7 +1228,7 @@ enum EmbeddedResources {
         "description": "Cancels the loads in flight and returns to the initial state (`photoId` null, both Loadables `idle`). No body (an empty JSON object, or any object, is accepted and ignored).",
         "responses": {
           "200": {
-            "$ref": "#/components/responses/PhotoState"
+            "$ref": "#/components/responses/PhotoCommandState"
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
@@ -1972,6 +2096,18 @@ enum EmbeddedResources {
         "schema": {
           "type": "string",
           "const": "true"
+        }
+      },
+      "ContentSecurityPolicy": {
+        "description": "The web client's policy: its own script and stylesheet only (no inline script or style), requests to this origin only, images from this server, Flickr's and DummyJSON's image hosts and the loopback address (the embedded fake upstream), and no framing (`frame-ancestors 'none'`).",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "ETag": {
+        "description": "The entity tag of the file (a hash of its bytes).",
+        "schema": {
+          "type": "string"
         }
       }
     },
