@@ -17,7 +17,8 @@ struct EmbeddedResourcesTests {
 
     @Test func servedFilesAreTheResourceFiles() async throws {
         try await withApp { app in
-            for (path, file) in [("/openapi.json", "openapi.json"), ("/app.js", "web/app.js"), ("/app.css", "web/app.css")] {
+            let files = [("/openapi.json", "openapi.json"), ("/app.js", "web/app.js"), ("/app.css", "web/app.css")]
+            for (path, file) in files {
                 let response = try await app.client.get(path)
                 #expect(response.status == 200, "\(path)")
                 #expect(
