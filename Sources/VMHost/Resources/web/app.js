@@ -387,6 +387,7 @@
     photoShown: null,
     photoClosing: false,
     photoOpener: null,
+    photoOpenError: null, // an error answer to photo/open (the server's state stays as it was)
   };
 
   /** Sends the search text; at most one request in flight, the latest text wins, order is kept. */
@@ -713,25 +714,46 @@
 
   // ---------------------------------------------------------------- Photo detail (a dialog over the search)
 
-  function openPhoto(id, opener) {
+  async function openPhoto(id, opener) {
     local.photoShown = id;
     local.photoClosing = false;
     local.photoOpener = opener || null;
+    local.photoOpenError = null;
     renderPhoto(state.photo);
     el.photoClose.focus();
-    command("photo/open", { photoId: id });
+    const response = await command("photo/open", { photoId: id });
+    if (local.photoShown !== id) return;
+    local.photoOpenError = await commandError(response);
+    scheduleRender();
+  }
+
+  /** A command's failure as an Error object for the banner; null when it was accepted. */
+  async function commandError(response) {
+    if (!response) return { kind: "network", message: "the server could not be reached", status: null, code: null };
+    if (response.ok) return null;
+    let message = "HTTP " + response.status;
+    try {
+      const body = await response.json();
+      if (body && body.error && body.error.message) message = body.error.message;
+    } catch (error) {
+      // not a JSON error answer: keep the status
+    }
+    return { kind: "request", message, status: response.status, code: null };
   }
 
   async function closePhoto() {
     if (!photoVisible()) return;
     local.photoShown = null;
     local.photoClosing = true;
+    local.photoOpenError = null;
     const opener = local.photoOpener;
     local.photoOpener = null;
     renderPhoto(state.photo);
     if (opener && opener.isConnected) opener.focus();
     const response = await command("photo/close");
-    if (local.photoShown === null) local.photoClosing = false;
+    // Until the server's state says the photo is closed (the stream may deliver it after this answer), the
+    // view stays closed; if the close failed, the server's state shows again.
+    if (local.photoShown === null && (!response || !response.ok)) local.photoClosing = false;
     scheduleRender();
     return response;
   }
@@ -759,6 +781,7 @@
   }
 
   function renderPhoto(p) {
+    if (local.photoClosing && (!p || p.photoId === null)) local.photoClosing = false;
     const id = shownPhotoId();
     const visible = id !== null;
     el.photoView.hidden = !visible;
@@ -776,19 +799,22 @@
     const title = value ? value.title : fallback ? fallback.title : "";
     setText(el.photoTitle, title && title.trim() ? title : "Untitled");
 
-    const loading = !current || detail.status === "loading" || current.comments.status === "loading";
+    const failedToOpen = local.photoOpenError !== null && !current;
+    const loading = !failedToOpen && (!current || detail.status === "loading" || current.comments.status === "loading");
     el.photoSpinner.hidden = !loading;
     setAttr(el.photoView, "aria-busy", loading);
     setAttr(el.photoView, "data-detail-status", detail ? detail.status : "loading");
     let status;
-    if (!detail || detail.status === "loading" || detail.status === "idle") status = "Loading the photo…";
+    if (failedToOpen) status = "The photo could not be opened.";
+    else if (!detail || detail.status === "loading" || detail.status === "idle") status = "Loading the photo…";
     else if (detail.status === "failed") status = "The photo could not be loaded.";
     else status = "";
     setText(el.photoStatus, status);
-    renderBanner(el.photoError, current ? current.lastError : null, "Try again", () => {
-      const shown = shownPhotoId();
-      if (shown !== null) command("photo/open", { photoId: shown });
-    });
+    renderBanner(el.photoError, failedToOpen ? local.photoOpenError : current ? current.lastError : null, "Try again",
+      () => {
+        const shown = shownPhotoId();
+        if (shown !== null) openPhoto(shown, local.photoOpener);
+      });
 
     const imageUrl = value ? value.imageUrl : fallback ? fallback.url : null;
     if (imageUrl && el.photoImage.getAttribute("src") !== imageUrl) {
@@ -800,9 +826,10 @@
     }
     setAttr(el.photoImage, "alt", title || "");
 
-    setText(el.photoOwner, value ? value.owner || "–" : "…");
-    setText(el.photoTaken, value ? formatDate(value.takenAt, false) : "…");
-    setText(el.photoViews, value ? fmt(value.views) : "…");
+    const pending = failedToOpen ? "–" : "…";
+    setText(el.photoOwner, value ? value.owner || "–" : pending);
+    setText(el.photoTaken, value ? formatDate(value.takenAt, false) : pending);
+    setText(el.photoViews, value ? fmt(value.views) : pending);
     setText(el.photoDescription, value ? value.description : "");
     el.photoDescription.hidden = !(value && value.description);
     reconcile(el.photoTags, value ? value.tags : [], (tag) => tag, createTag, updateTag);
@@ -813,7 +840,8 @@
     const comments = current ? current.comments : null;
     const list = comments && comments.value ? comments.value : [];
     let commentsStatus;
-    if (!comments || comments.status === "loading" || comments.status === "idle") commentsStatus = "Loading comments…";
+    if (failedToOpen) commentsStatus = "";
+    else if (!comments || comments.status === "loading" || comments.status === "idle") commentsStatus = "Loading comments…";
     else if (comments.status === "failed") commentsStatus = "The comments could not be loaded.";
     else if (list.length === 0) commentsStatus = "No comments yet.";
     else commentsStatus = list.length === 1 ? "1 comment" : fmt(list.length) + " comments";
@@ -845,6 +873,7 @@
     setText(node.querySelector(".comment-text"), c.text);
   }
 
+  el.photoImage.addEventListener("error", () => { el.photoImage.hidden = true; });
   el.photoClose.addEventListener("click", () => closePhoto());
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && photoVisible()) {
@@ -947,6 +976,6 @@
     }
   }
 
-  window.vmhost = { applyPatch, state, PatchError }; // for debugging and tests
+  window.vmhost = { applyPatch, state, PatchError, render: scheduleRender }; // for debugging and tests
   start();
 })();
