@@ -2,6 +2,8 @@
 
 Usage: browser_test.py BASE_URL SCREENSHOT_DIR
 Runs the scenario at a desktop size (1280x900) and a phone size (390x844); exits non-zero with the failed step.
+The photo step opens a search result in the detail view (PhotoState over the multiplexed stream), keeps a
+screenshot of it (SCREENSHOT_DIR/{desktop,phone}-06b-photo.png) and closes it with Escape.
 """
 
 import sys
