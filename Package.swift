@@ -63,7 +63,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            // The OpenAPI document and the web client as real files; scripts/generate-resources embeds them
+            // in EmbeddedResources.swift.
+            exclude: ["Resources"]
         ),
         .executableTarget(
             name: "vmhost",

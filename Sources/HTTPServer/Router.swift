@@ -45,6 +45,12 @@ public struct Router: Sendable {
         }
     }
 
+    /// Every route as registered: its pattern (e.g. `/v1/sessions/:id`) and its methods, without the implicit
+    /// `HEAD` of a `GET`; in registration order. Read-only, for checks such as the OpenAPI coverage test.
+    public var registeredRoutes: [(pattern: String, methods: [HTTPMethod])] {
+        routes.map { route in (route.pattern, route.handlers.keys.sorted { $0.rawValue < $1.rawValue }) }
+    }
+
     /// Finds the handler for a decoded path split into segments.
     public func match(method: HTTPMethod, segments: [String]) -> Match {
         for route in routes where route.segments.count == segments.count {

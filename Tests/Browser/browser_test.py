@@ -2,6 +2,8 @@
 
 Usage: browser_test.py BASE_URL SCREENSHOT_DIR
 Runs the scenario at a desktop size (1280x900) and a phone size (390x844); exits non-zero with the failed step.
+The photo step opens a search result in the detail view (PhotoState over the multiplexed stream), keeps a
+screenshot of it (SCREENSHOT_DIR/{desktop,phone}-06b-photo.png) and closes it with Escape.
 """
 
 import sys
@@ -14,7 +16,9 @@ from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 CHROMIUM = "/usr/bin/chromium"
@@ -87,6 +91,9 @@ class Scenario:
 
     def search_state(self):
         return self.js("return window.vmhost && window.vmhost.state.search;")
+
+    def photo_state(self):
+        return self.js("return window.vmhost && window.vmhost.state.photo;")
 
     def products_state(self):
         return self.js("return window.vmhost && window.vmhost.state.products;")
@@ -228,6 +235,9 @@ class Scenario:
                   "the search field to show 'kittens'")
         self.shot("06-recent-kittens")
 
+        self.step("a search result opens its photo: detail view, then Escape closes it")
+        self.check_photo_detail(again["photos"][0])
+
         self.step("products: refresh shows 20 items")
         self.by_testid("tab-products").click()
         self.wait(lambda: self.by_testid("panel-products").is_displayed(), "the products screen")
@@ -285,6 +295,76 @@ class Scenario:
         ]
         if errors:
             raise StepFailed(f"console errors: {errors}")
+
+    def check_photo_detail(self, photo):
+        """Opens `photo` from the results: the detail view shows the server's PhotoState (large image, title,
+        owner, date, views, tags, description, comments); a screenshot is kept; Escape closes it on the server
+        too and gives the focus back to the photo."""
+        tile = self.driver.find_element(
+            By.CSS_SELECTOR, f'[data-testid="photo"][data-photo-id="{photo["id"]}"] [data-testid="photo-open"]'
+        )
+        self.js("arguments[0].scrollIntoView({block: 'center'});", tile)
+        tile.click()
+        self.wait(lambda: self.by_testid("photo-view").is_displayed(), "the photo detail view")
+        if self.js("return document.activeElement && document.activeElement.dataset.testid;") != "photo-close":
+            raise StepFailed("the detail view did not move the focus to its close button")
+        self.wait(
+            lambda: (p := self.photo_state()) is not None and p["photoId"] == photo["id"]
+            and p["detail"]["status"] == "loaded" and p["comments"]["status"] == "loaded",
+            f"the detail and comments of photo {photo['id']} to load",
+        )
+        state = self.photo_state()
+        detail, comments = state["detail"]["value"], state["comments"]["value"]
+        self.wait(
+            lambda: self.by_testid("photo-view").get_attribute("aria-busy") == "false"
+            and self.count("photo-comment") == len(comments),
+            "the detail view to render the loaded photo",
+        )
+        shown = self.js(
+            """
+            const text = (id) => document.querySelector('[data-testid="' + id + '"]').textContent.trim();
+            return {
+              title: text("photo-view-title"), owner: text("photo-owner"), taken: text("photo-taken"),
+              views: text("photo-views"), description: text("photo-description"),
+              image: document.querySelector('[data-testid="photo-image"]').getAttribute("src"),
+              imageHidden: document.querySelector('[data-testid="photo-image"]').hidden,
+              tags: Array.from(document.querySelectorAll('[data-testid="photo-tag"]')).map((t) => t.textContent),
+              comments: Array.from(document.querySelectorAll('[data-testid="photo-comment"] .comment-text'))
+                .map((c) => c.textContent),
+            };
+            """
+        )
+        expected_title = detail["title"].strip() or "Untitled"
+        problems = []
+        if shown["title"] != expected_title:
+            problems.append(f"title {shown['title']!r}, expected {expected_title!r}")
+        if shown["owner"] != (detail["owner"] or "–"):
+            problems.append(f"owner {shown['owner']!r}, expected {detail['owner']!r}")
+        if shown["image"] != detail["imageUrl"] or shown["imageHidden"]:
+            problems.append(f"image {shown['image']!r}, expected {detail['imageUrl']!r}")
+        if detail["takenAt"] and shown["taken"] in ("", "…", "–"):
+            problems.append(f"no date shown for {detail['takenAt']!r}")
+        if shown["tags"] != detail["tags"]:
+            problems.append(f"tags {shown['tags']}, expected {detail['tags']}")
+        if shown["description"] != detail["description"].strip():
+            problems.append(f"description {shown['description'][:60]!r}, expected {detail['description'][:60]!r}")
+        if shown["comments"] != [c["text"] for c in comments]:
+            problems.append(f"comments {shown['comments'][:3]}, expected {[c['text'] for c in comments][:3]}")
+        if problems:
+            raise StepFailed("the detail view does not show the photo state: " + "; ".join(problems))
+        print(f"[{self.label}]   photo {photo['id']}: {len(detail['tags'])} tags, {len(comments)} comments",
+              flush=True)
+        self.shot("06b-photo")
+
+        ActionChains(self.driver).send_keys(Keys.ESCAPE).perform()
+        self.wait(lambda: not self.by_testid("photo-view").is_displayed(), "Escape to close the detail view")
+        self.wait(
+            lambda: (p := self.photo_state()) is not None and p["photoId"] is None
+            and p["detail"]["status"] == "idle" and p["comments"]["status"] == "idle",
+            "the server's photo state to return to idle after close",
+        )
+        if self.js("return document.activeElement && document.activeElement.dataset.testid;") != "photo-open":
+            raise StepFailed("closing the detail view did not give the focus back to the photo")
 
     def check_patch_apply(self):
         """Runs RFC 6902 examples through the page's own apply function."""
@@ -368,6 +448,10 @@ def check_assets(base_url):
     page = body.decode()
     if status != 200 or headers["Content-Type"] != "text/html; charset=utf-8" or headers["Cache-Control"] != "no-cache":
         raise StepFailed(f"GET / answered {status} {dict(headers)}")
+    policy = headers["Content-Security-Policy"] or ""
+    for directive in ("script-src 'self'", "style-src 'self'", "frame-ancestors 'none'"):
+        if directive not in policy or "unsafe" in policy:
+            raise StepFailed(f"GET / Content-Security-Policy lacks {directive!r} (or allows unsafe-*): {policy!r}")
     for path, content_type in (("/app.css", "text/css"), ("/app.js", "text/javascript")):
         status, headers, _ = get(path)
         etag = headers["ETag"]

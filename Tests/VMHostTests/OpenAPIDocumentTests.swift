@@ -1,31 +1,33 @@
+import EventLoop
+import HTTPServer
 import JSON
+import Logging
 import Testing
+import VMHost
 import VMHostTesting
 
-/// The served OpenAPI document: valid JSON, OpenAPI 3.1, and in step with the router.
+/// The served OpenAPI document: valid JSON, OpenAPI 3.1, the file it is kept in, and in step with the router.
 @Suite("OpenAPI document")
 struct OpenAPIDocumentTests {
-    /// Every route the router serves, as registered (`:id` parameters), with its methods.
-    static let routes: [(pattern: String, methods: Set<String>)] = [
-        ("/", ["get"]),
-        ("/healthz", ["get"]),
-        ("/metrics", ["get"]),
-        ("/openapi.json", ["get"]),
-        ("/v1/sessions", ["post"]),
-        ("/v1/sessions/:id", ["get", "delete"]),
-        ("/v1/sessions/:id/events", ["get"]),
-        ("/v1/sessions/:id/search", ["get"]),
-        ("/v1/sessions/:id/search/events", ["get"]),
-        ("/v1/sessions/:id/search/text", ["post"]),
-        ("/v1/sessions/:id/search/execute", ["post"]),
-        ("/v1/sessions/:id/search/load-more", ["post"]),
-        ("/v1/sessions/:id/search/cancel", ["post"]),
-        ("/v1/sessions/:id/search/visible", ["post"]),
-        ("/v1/sessions/:id/products", ["get"]),
-        ("/v1/sessions/:id/products/events", ["get"]),
-        ("/v1/sessions/:id/products/refresh", ["post"]),
-        ("/v1/sessions/:id/products/load-more", ["post"]),
-        ("/v1/sessions/:id/products/cancel", ["post"]),
+    /// Every route the router serves, as registered (`:id` parameters), with its methods (lowercase; the
+    /// implicit `HEAD` of a `GET` left out): read from the router `VMHostApplication` serves, so a new route
+    /// is checked without touching this test.
+    @LoopActor
+    static func routes() -> [(pattern: String, methods: Set<String>)] {
+        let application = VMHostApplication(configuration: VMHostConfiguration(), logger: Logger(label: "openapi-test"))
+        return application.makeRouter().registeredRoutes.map { route in
+            (route.pattern, Set(route.methods.map { $0.rawValue.lowercased() }))
+        }
+    }
+
+    /// Documented but not yet routed: the photo view model's paths (API.md "Photo view model"), whose routes
+    /// land with the photo view model (issue 11, item 2). Delete this list once they are routed; then every
+    /// documented path must be routed. No other path may be added here.
+    static let documentedNotYetRouted: Set<String> = [
+        "/v1/sessions/{id}/photo",
+        "/v1/sessions/{id}/photo/events",
+        "/v1/sessions/{id}/photo/open",
+        "/v1/sessions/{id}/photo/close",
     ]
 
     static let httpMethods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
@@ -49,7 +51,7 @@ struct OpenAPIDocumentTests {
         return try JSONParser.parse(response.body)
     }
 
-    @Test func servedDocumentIsOpenAPI31AndListsEveryRoute() async throws {
+    @Test func servedDocumentIsOpenAPI31() async throws {
         try await withApp { app in
             let response = try await app.client.get("/openapi.json")
             #expect(response.status == 200)
@@ -59,28 +61,37 @@ struct OpenAPIDocumentTests {
             let version = try #require(document["openapi"]?.stringValue)
             #expect(version.hasPrefix("3.1."))
             #expect(document["info"]?["title"]?.stringValue?.isEmpty == false)
-
-            let paths = try #require(document["paths"]?.objectValue)
-            for route in Self.routes {
-                let path = Self.openAPIPath(route.pattern)
-                guard let item = paths[path]?.objectValue else {
-                    Issue.record("\(path) is not documented")
-                    continue
-                }
-                let documented = Set(item.keys.filter { Self.httpMethods.contains($0) })
-                #expect(documented == route.methods, "\(path)")
-            }
-            let served = Set(Self.routes.map { Self.openAPIPath($0.pattern) })
-            #expect(Set(paths.keys) == served, "documented paths the router does not serve")
         }
     }
 
-    @Test func everyListedRouteIsServed() async throws {
+    @Test func everyRouteIsDocumentedAndEveryDocumentedPathIsRouted() async throws {
+        let routes = await Self.routes()
+        #expect(routes.count > 10, "the router lists its routes")
+        try await withApp { app in
+            let document = try await Self.servedDocument(app)
+            let paths = try #require(document["paths"]?.objectValue)
+            for route in routes {
+                let path = Self.openAPIPath(route.pattern)
+                guard let item = paths[path]?.objectValue else {
+                    Issue.record("\(path) is routed but not documented")
+                    continue
+                }
+                let documented = Set(item.keys.filter { Self.httpMethods.contains($0) })
+                #expect(documented == route.methods, "\(path): documented methods differ from the routed ones")
+            }
+            let routed = Set(routes.map { Self.openAPIPath($0.pattern) })
+            let unrouted = Set(paths.keys).subtracting(routed).subtracting(Self.documentedNotYetRouted)
+            #expect(unrouted.isEmpty, "documented paths the router does not serve: \(unrouted.sorted())")
+        }
+    }
+
+    @Test func everyRouteAnswersAsDocumentedForAnUnknownSession() async throws {
+        let routes = await Self.routes()
         try await withApp { app in
             // A well-formed id that was never issued: each session route must answer session_not_found, not
             // not_found (no such route) or method_not_allowed.
             let unknown = "AAAAAAAAAAAAAAAAAAAAAA"
-            for route in Self.routes {
+            for route in routes {
                 let path = Self.substituting(route.pattern) { _ in unknown }
                 for method in route.methods.sorted() {
                     let response = try await app.client.request(method.uppercased(), path)
@@ -98,6 +109,55 @@ struct OpenAPIDocumentTests {
     @Test func everyReferenceResolvesAndOperationIdsAreUnique() async throws {
         try await withApp { app in
             Self.checkReferences(in: try await Self.servedDocument(app))
+        }
+    }
+
+    /// API.md "Durable sessions and several nodes": every command (a `POST` on a session) takes
+    /// `Idempotency-Key` and may answer `422 idempotency_key_reused`; its success answers may carry
+    /// `Idempotent-Replayed`; every response of every operation documents `X-VMHost-Node`.
+    @Test func commandsAreIdempotentAndEveryResponseNamesItsNode() async throws {
+        try await withApp { app in
+            let document = try await Self.servedDocument(app)
+            let paths = try #require(document["paths"]?.objectValue)
+            func resolved(_ value: JSONValue?) -> JSONValue? {
+                guard let reference = value?["$ref"]?.stringValue else { return value }
+                var target: JSONValue? = document
+                for token in reference.dropFirst(2).split(separator: "/") { target = target?[String(token)] }
+                return target
+            }
+            var commands = 0
+            for (path, item) in paths {
+                for (method, operation) in item.objectValue ?? [:] where Self.httpMethods.contains(method) {
+                    let responses = operation["responses"]?.objectValue ?? [:]
+                    #expect(!responses.isEmpty, "\(method) \(path) has no responses")
+                    for (status, response) in responses {
+                        #expect(
+                            resolved(response)?["headers"]?["X-VMHost-Node"] != nil,
+                            "\(method) \(path) \(status) does not document X-VMHost-Node"
+                        )
+                    }
+                    guard method == "post", path.hasPrefix("/v1/sessions/{id}/") else { continue }
+                    commands += 1
+                    let parameters = (operation["parameters"]?.arrayValue ?? []).compactMap(resolved)
+                    #expect(
+                        parameters.contains { $0["name"]?.stringValue == "Idempotency-Key" },
+                        "\(path) lacks the Idempotency-Key header"
+                    )
+                    let reused = resolved(responses["422"])
+                    #expect(
+                        reused?["content"]?["application/json"]?["schema"]?["allOf"]?[1]?["properties"]?["error"]?[
+                            "properties"]?["code"]?["enum"] == .array([.string("idempotency_key_reused")]),
+                        "\(path) lacks 422 idempotency_key_reused"
+                    )
+                    for status in ["200", "202"] where responses[status] != nil {
+                        #expect(
+                            resolved(responses[status])?["headers"]?["Idempotent-Replayed"] != nil,
+                            "\(path) \(status) lacks Idempotent-Replayed"
+                        )
+                    }
+                }
+            }
+            #expect(commands >= 10, "the session commands are documented")
         }
     }
 

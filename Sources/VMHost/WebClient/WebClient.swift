@@ -1,13 +1,17 @@
 import EventLoop
 import HTTPServer
 
-/// The thin web client served at `/`: one HTML page, one stylesheet and one script, all embedded in the
-/// binary (no build step, no CDN).
+/// The thin web client served at `/`: one HTML page, one stylesheet and one script, the files under
+/// `Sources/VMHost/Resources/web/`, embedded in the binary by scripts/generate-resources (no CDN).
 ///
 /// Every asset carries an `ETag` computed once from its bytes (64-bit FNV-1a) and answers `304 Not Modified`
 /// to a matching `If-None-Match`. The page is revalidated on every load (`no-cache`); it references the
 /// stylesheet and script as `/app.css?v=<etag>` and `/app.js?v=<etag>`, so those may be cached for an hour
 /// and a new build still reaches the browser at once.
+///
+/// Every asset is served with ``contentSecurityPolicy``: the page runs only its own script and stylesheet (no
+/// inline script, style or event handler attributes), talks only to its own origin, shows images only from
+/// the hosts its view models point at, and may not be framed.
 enum WebClient {
     /// One embedded file, encoded once.
     struct Asset: Sendable {
@@ -28,19 +32,37 @@ enum WebClient {
         var version: String { String(etag.dropFirst().dropLast()) }
     }
 
-    static let cssAsset = Asset(contentType: "text/css; charset=utf-8", cacheControl: cachedAssetPolicy, text: css)
+    static let cssAsset = Asset(
+        contentType: "text/css; charset=utf-8", cacheControl: cachedAssetPolicy, text: EmbeddedResources.webClientCSS
+    )
     static let jsAsset = Asset(
-        contentType: "text/javascript; charset=utf-8", cacheControl: cachedAssetPolicy, text: js
+        contentType: "text/javascript; charset=utf-8", cacheControl: cachedAssetPolicy,
+        text: EmbeddedResources.webClientJS
     )
     static let htmlAsset = Asset(
         contentType: "text/html; charset=utf-8", cacheControl: "no-cache",
-        text: html
+        text: EmbeddedResources.webClientHTML
             .replacingAll("{{CSS_VERSION}}", with: cssAsset.version)
             .replacingAll("{{JS_VERSION}}", with: jsAsset.version)
     )
 
     /// The cache policy of the versioned stylesheet and script.
     static let cachedAssetPolicy = "public, max-age=3600"
+
+    /// The page's `Content-Security-Policy`. Images: Flickr's photo hosts (`live.staticflickr.com`,
+    /// `farmN.staticflickr.com`), DummyJSON's thumbnails (`cdn.dummyjson.com`), this server, and any port on
+    /// the loopback address, where the embedded fake upstream serves its generated pictures (it listens on a
+    /// free port chosen at start-up); `data:` only for the page's empty icon.
+    static let contentSecurityPolicy = [
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data: https://*.staticflickr.com https://cdn.dummyjson.com http://127.0.0.1:*",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'",
+    ].joined(separator: "; ")
 
     /// Adds `GET /`, `GET /app.css` and `GET /app.js` (HEAD falls back to GET in the router).
     @LoopActor
@@ -58,6 +80,7 @@ enum WebClient {
             HTTPHeader("Cache-Control", asset.cacheControl),
             HTTPHeader("ETag", asset.etag),
             HTTPHeader("X-Content-Type-Options", "nosniff"),
+            HTTPHeader("Content-Security-Policy", contentSecurityPolicy),
         ]
         if let condition = request.header("If-None-Match"), matches(condition, etag: asset.etag) {
             return HTTPResponse(status: 304, headers: headers)

@@ -1,6 +1,3 @@
-extension WebClient {
-    /// The script: session handling, one multiplexed event stream, RFC 6902 apply, rendering and commands.
-    static let js = #"""
 "use strict";
 (() => {
   // ---------------------------------------------------------------- RFC 6902 JSON Patch (apply)
@@ -147,6 +144,23 @@ extension WebClient {
     productsSentinel: $("products-sentinel"),
     productsMore: $("products-more"),
     productsEnd: $("products-end"),
+    main: $("main"),
+    topbar: document.querySelector(".topbar"),
+    photoView: $("photo-view"),
+    photoClose: $("photo-close"),
+    photoTitle: $("photo-view-title"),
+    photoError: $("photo-error"),
+    photoSpinner: $("photo-spinner"),
+    photoStatus: $("photo-status"),
+    photoImage: $("photo-image"),
+    photoOwner: $("photo-owner"),
+    photoTaken: $("photo-taken"),
+    photoViews: $("photo-views"),
+    photoTags: $("photo-tags"),
+    photoDescription: $("photo-description"),
+    photoPage: $("photo-page"),
+    photoCommentsStatus: $("photo-comments-status"),
+    photoComments: $("photo-comments"),
   };
 
   const numberFormat = new Intl.NumberFormat();
@@ -205,7 +219,7 @@ extension WebClient {
 
   const STORAGE_KEY = "vmhost.sessionId";
   let sessionId = sessionStorage.getItem(STORAGE_KEY);
-  const state = { search: null, products: null };
+  const state = { search: null, products: null, photo: null };
   let source = null;
   let everLive = false;
   let checking = false;
@@ -232,6 +246,9 @@ extension WebClient {
           await createSession();
           state.search = null;
           state.products = null;
+          state.photo = null;
+          local.photoShown = null;
+          local.photoClosing = false;
           local.productsAutoLoaded = false;
           local.photosLoadKey = null;
           local.productsLoadKey = null;
@@ -259,11 +276,21 @@ extension WebClient {
     try {
       if (recovering) await recovering;
       const response = await fetch(sessionPath() + "/" + path, init);
-      if (response.status === 404) recover();
+      if (response.status === 404 && (await errorCode(response)) === "session_not_found") recover();
       else if (!response.ok && response.status !== 409) console.warn("POST " + path + ": HTTP " + response.status);
       return response;
     } catch (error) {
       console.warn("POST " + path + " failed", error);
+      return null;
+    }
+  }
+
+  /** The `error.code` of an error answer (read from a copy, so the caller can still read the body). */
+  async function errorCode(response) {
+    try {
+      const body = await response.clone().json();
+      return body && body.error ? body.error.code : null;
+    } catch (error) {
       return null;
     }
   }
@@ -291,7 +318,7 @@ extension WebClient {
       if (stream !== source) return;
       streamFailed();
     };
-    for (const name of ["search", "products"]) {
+    for (const name of ["search", "products", "photo"]) {
       stream.addEventListener(name + ".snapshot", (event) => {
         if (stream !== source) return;
         state[name] = JSON.parse(event.data);
@@ -355,6 +382,12 @@ extension WebClient {
     photosLoadKey: null,
     productsLoadKey: null,
     productsAutoLoaded: false,
+    // The photo the detail view shows: set at once on a click (before the server's state arrives), null
+    // after close. `photoClosing` hides a photo the server still reports until its close is answered.
+    photoShown: null,
+    photoClosing: false,
+    photoOpener: null,
+    photoOpenError: null, // an error answer to photo/open (the server's state stays as it was)
   };
 
   /** Sends the search text; at most one request in flight, the latest text wins, order is kept. */
@@ -452,6 +485,7 @@ extension WebClient {
   function render() {
     renderSearch(state.search);
     renderProducts(state.products);
+    renderPhoto(state.photo);
     renderScreen();
     maybeLoadMore();
     const pending = pendingVisibleKey();
@@ -530,7 +564,7 @@ extension WebClient {
     el.photosEnd.hidden = !(value && !s.isSearching && value.photos.length > 0 && value.page >= value.pages);
   }
 
-  function createRecent(r) {
+  function createRecent() {
     const button = make("button", { type: "button", "data-testid": "recent-search" });
     button.addEventListener("click", () => {
       command("search/execute", { text: button.dataset.search });
@@ -558,8 +592,10 @@ extension WebClient {
   function createPhoto(p) {
     const img = make("img", { width: "240", height: "180", loading: "lazy", decoding: "async" });
     img.addEventListener("error", () => { img.hidden = true; });
+    const open = make("button", { type: "button", class: "frame", "data-testid": "photo-open" }, [img]);
+    open.addEventListener("click", () => openPhoto(p.id, open));
     const node = make("li", { class: "photo", "data-testid": "photo" }, [
-      make("div", { class: "frame" }, [img]),
+      open,
       make("div", { class: "meta" }, [
         make("p", { class: "title", "data-testid": "photo-title" }),
         make("p", { class: "counts" }, [
@@ -578,6 +614,7 @@ extension WebClient {
     const img = node.querySelector("img");
     if (img.getAttribute("src") !== p.url) { img.hidden = false; img.setAttribute("src", p.url); }
     setAttr(img, "alt", title);
+    setAttr(node.querySelector(".frame"), "aria-label", "Open " + title);
     const titleNode = node.querySelector(".title");
     setText(titleNode, title);
     setAttr(titleNode, "title", title);
@@ -675,6 +712,179 @@ extension WebClient {
     }
   }
 
+  // ---------------------------------------------------------------- Photo detail (a dialog over the search)
+
+  async function openPhoto(id, opener) {
+    local.photoShown = id;
+    local.photoClosing = false;
+    local.photoOpener = opener || null;
+    local.photoOpenError = null;
+    renderPhoto(state.photo);
+    el.photoClose.focus();
+    const response = await command("photo/open", { photoId: id });
+    if (local.photoShown !== id) return;
+    local.photoOpenError = await commandError(response);
+    scheduleRender();
+  }
+
+  /** A command's failure as an Error object for the banner; null when it was accepted. */
+  async function commandError(response) {
+    if (!response) return { kind: "network", message: "the server could not be reached", status: null, code: null };
+    if (response.ok) return null;
+    let message = "HTTP " + response.status;
+    try {
+      const body = await response.json();
+      if (body && body.error && body.error.message) message = body.error.message;
+    } catch (error) {
+      // not a JSON error answer: keep the status
+    }
+    return { kind: "request", message, status: response.status, code: null };
+  }
+
+  async function closePhoto() {
+    if (!photoVisible()) return;
+    local.photoShown = null;
+    local.photoClosing = true;
+    local.photoOpenError = null;
+    const opener = local.photoOpener;
+    local.photoOpener = null;
+    renderPhoto(state.photo);
+    if (opener && opener.isConnected) opener.focus();
+    const response = await command("photo/close");
+    // Until the server's state says the photo is closed (the stream may deliver it after this answer), the
+    // view stays closed; if the close failed, the server's state shows again.
+    if (local.photoShown === null && (!response || !response.ok)) local.photoClosing = false;
+    scheduleRender();
+    return response;
+  }
+
+  /** The id of the photo the view shows: the one just clicked, else the one the server has open. */
+  function shownPhotoId() {
+    if (local.photoShown !== null) return local.photoShown;
+    const p = state.photo;
+    return !local.photoClosing && p && p.photoId !== null ? p.photoId : null;
+  }
+
+  const photoVisible = () => shownPhotoId() !== null;
+
+  /** The search result with this id, for a title and thumbnail before the detail has loaded. */
+  function searchPhoto(id) {
+    const value = state.search && state.search.results.value;
+    return value ? value.photos.find((p) => p.id === id) || null : null;
+  }
+
+  function formatDate(text, withZone) {
+    if (!text) return "–";
+    const date = new Date(text);
+    if (Number.isNaN(date.getTime())) return text;
+    return withZone ? date.toLocaleString() : date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  }
+
+  function renderPhoto(p) {
+    if (local.photoClosing && (!p || p.photoId === null)) local.photoClosing = false;
+    const id = shownPhotoId();
+    const visible = id !== null;
+    el.photoView.hidden = !visible;
+    el.main.inert = visible;
+    el.topbar.inert = visible;
+    document.body.classList.toggle("has-dialog", visible);
+    if (!visible) return;
+    setAttr(el.photoView, "data-photo-id", id);
+
+    // The server's state for this photo, or nothing yet (the open is on its way).
+    const current = p && p.photoId === id ? p : null;
+    const detail = current ? current.detail : null;
+    const value = detail && detail.value && detail.value.id === id ? detail.value : null;
+    const fallback = searchPhoto(id);
+    const title = value ? value.title : fallback ? fallback.title : "";
+    setText(el.photoTitle, title && title.trim() ? title : "Untitled");
+
+    const failedToOpen = local.photoOpenError !== null && !current;
+    const loading = !failedToOpen && (!current || detail.status === "loading" || current.comments.status === "loading");
+    el.photoSpinner.hidden = !loading;
+    setAttr(el.photoView, "aria-busy", loading);
+    setAttr(el.photoView, "data-detail-status", detail ? detail.status : "loading");
+    let status;
+    if (failedToOpen) status = "The photo could not be opened.";
+    else if (!detail || detail.status === "loading" || detail.status === "idle") status = "Loading the photo…";
+    else if (detail.status === "failed") status = "The photo could not be loaded.";
+    else status = "";
+    setText(el.photoStatus, status);
+    renderBanner(el.photoError, failedToOpen ? local.photoOpenError : current ? current.lastError : null, "Try again",
+      () => {
+        const shown = shownPhotoId();
+        if (shown !== null) openPhoto(shown, local.photoOpener);
+      });
+
+    const imageUrl = value ? value.imageUrl : fallback ? fallback.url : null;
+    if (imageUrl && el.photoImage.getAttribute("src") !== imageUrl) {
+      el.photoImage.hidden = false;
+      el.photoImage.setAttribute("src", imageUrl);
+    } else if (!imageUrl) {
+      el.photoImage.hidden = true;
+      el.photoImage.removeAttribute("src");
+    }
+    setAttr(el.photoImage, "alt", title || "");
+
+    const pending = failedToOpen ? "–" : "…";
+    setText(el.photoOwner, value ? value.owner || "–" : pending);
+    setText(el.photoTaken, value ? formatDate(value.takenAt, false) : pending);
+    setText(el.photoViews, value ? fmt(value.views) : pending);
+    setText(el.photoDescription, value ? value.description : "");
+    el.photoDescription.hidden = !(value && value.description);
+    reconcile(el.photoTags, value ? value.tags : [], (tag) => tag, createTag, updateTag);
+    el.photoTags.hidden = !(value && value.tags.length);
+    el.photoPage.hidden = !value;
+    if (value) setAttr(el.photoPage, "href", value.pageUrl);
+
+    const comments = current ? current.comments : null;
+    const list = comments && comments.value ? comments.value : [];
+    let commentsStatus;
+    if (failedToOpen) commentsStatus = "";
+    else if (!comments || comments.status === "loading" || comments.status === "idle") commentsStatus = "Loading comments…";
+    else if (comments.status === "failed") commentsStatus = "The comments could not be loaded.";
+    else if (list.length === 0) commentsStatus = "No comments yet.";
+    else commentsStatus = list.length === 1 ? "1 comment" : fmt(list.length) + " comments";
+    setText(el.photoCommentsStatus, commentsStatus);
+    setAttr(el.photoComments, "data-status", comments ? comments.status : "loading");
+    reconcile(el.photoComments, list, (c) => c.id, createComment, updateComment);
+  }
+
+  function createTag() {
+    return make("li", { class: "tag", "data-testid": "photo-tag" });
+  }
+
+  function updateTag(node, tag) {
+    setText(node, tag);
+  }
+
+  function createComment() {
+    return make("li", { class: "comment", "data-testid": "photo-comment" }, [
+      make("p", { class: "comment-head" }, [make("strong"), " · ", make("time")]),
+      make("p", { class: "comment-text" }),
+    ]);
+  }
+
+  function updateComment(node, c) {
+    setText(node.querySelector("strong"), c.author || "Someone");
+    const time = node.querySelector("time");
+    setAttr(time, "datetime", c.createdAt);
+    setText(time, formatDate(c.createdAt, true));
+    setText(node.querySelector(".comment-text"), c.text);
+  }
+
+  el.photoImage.addEventListener("error", () => { el.photoImage.hidden = true; });
+  el.photoClose.addEventListener("click", () => closePhoto());
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && photoVisible()) {
+      event.preventDefault();
+      closePhoto();
+    }
+  });
+  el.photoView.addEventListener("click", (event) => {
+    if (event.target === el.photoView) closePhoto(); // a click on the backdrop
+  });
+
   // ---------------------------------------------------------------- Screens (tabs)
 
   function renderScreen() {
@@ -766,8 +976,6 @@ extension WebClient {
     }
   }
 
-  window.vmhost = { applyPatch, state, PatchError }; // for debugging and tests
+  window.vmhost = { applyPatch, state, PatchError, render: scheduleRender }; // for debugging and tests
   start();
 })();
-"""#
-}
