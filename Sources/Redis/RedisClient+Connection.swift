@@ -126,7 +126,9 @@ extension RedisClient: RedisConnectionDelegate {
 
     /// Schedules the watchdog for the earliest deadline, or stops it when nothing waits.
     func rearmWatchdog() {
-        let deadlines = [connectDeadline, waiting.firstUnfinished?.deadline, connection?.inFlight.firstUnfinished?.deadline]
+        let deadlines = [
+            connectDeadline, waiting.firstUnfinished?.deadline, connection?.inFlight.firstUnfinished?.deadline,
+        ]
         guard let earliest = deadlines.compactMap({ $0 }).min() else {
             watchdog.cancel()
             return

@@ -106,7 +106,8 @@ public final class RedisClient {
             throw .unavailable
         }
         let deadline = ContinuousClock.now + configuration.commandTimeout
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RedisReply, RedisError>, Never>) in
+        typealias Outcome = CheckedContinuation<Result<RedisReply, RedisError>, Never>
+        let result = await withCheckedContinuation { (continuation: Outcome) in
             let command = PendingCommand(arguments: arguments, deadline: deadline) { [self] result, latency in
                 record(result, latency: latency)
                 continuation.resume(returning: result)
@@ -116,7 +117,7 @@ public final class RedisClient {
         return try result.get()
     }
 
-    /// Sends one command given as strings (UTF-8); see ``send(_:)-([[UInt8]])``.
+    /// Sends one command given as strings (UTF-8); otherwise the same as the `[[UInt8]]` overload.
     public func send(_ arguments: [String]) async throws(RedisError) -> RedisReply {
         try await send(arguments.map { Array($0.utf8) })
     }
@@ -168,7 +169,9 @@ public final class RedisClient {
         if refusedCommands.contains(name) {
             return .invalidCommand("\(name.uppercased()) is not supported by this client")
         }
-        if name == "client", arguments.count > 1, String(decoding: arguments[1], as: UTF8.self).lowercased() == "reply" {
+        if name == "client", arguments.count > 1,
+            String(decoding: arguments[1], as: UTF8.self).lowercased() == "reply"
+        {
             return .invalidCommand("CLIENT REPLY is not supported by this client")
         }
         return nil

@@ -91,7 +91,8 @@ final class RedisConnection {
                 guard let privdata else { return }
                 let command = Unmanaged<PendingCommand>.fromOpaque(privdata).takeRetainedValue()
                 // NB: hiredis frees the reply when this callback returns: copy it now.
-                let outcome = RedisConnection.outcome(of: reply.map { UnsafePointer($0.assumingMemoryBound(to: redisReply.self)) })
+                let typed = reply.map { UnsafePointer($0.assumingMemoryBound(to: redisReply.self)) }
+                let outcome = RedisConnection.outcome(of: typed)
                 LoopActor.assumeIsolated {
                     HiredisCallback.run { command.connection?.didFinish(command, with: outcome) }
                 }
