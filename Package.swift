@@ -59,7 +59,7 @@ let package = Package(
             name: "VMHost",
             dependencies: [
                 "EventLoop", "HTTPServer", "HTTPClient", "JSON", "Upstreams", "ViewModels", "Sessions",
-                "FakeUpstream",
+                "FakeUpstream", "Journal", "Redis",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

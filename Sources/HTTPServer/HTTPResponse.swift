@@ -58,4 +58,7 @@ public enum HTTPHandlerResult {
     case stream(@LoopActor (ServerSentEventStream) -> Void)
     /// A response computed asynchronously on the loop (for example `Prefer: wait`).
     case deferred(@LoopActor () async -> HTTPResponse)
+    /// A result known only after an asynchronous step (a session loaded from the journal): any of these,
+    /// a stream included; a thrown ``HTTPError`` is answered like a handler's.
+    case later(@LoopActor () async throws -> HTTPHandlerResult)
 }

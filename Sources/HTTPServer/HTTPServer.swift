@@ -46,6 +46,13 @@ public final class HTTPServer {
     private var shutdownTask: Task<Void, Never>?
 
     /// Creates an idle server.
+    /// Headers added to every response and event stream from now on (``HTTPServerConfiguration/commonHeaders``
+    /// at first); set after ``start()`` when they name the bound port.
+    public var commonHeaders: [HTTPHeader] {
+        get { writer.commonHeaders }
+        set { writer.commonHeaders = newValue }
+    }
+
     public init(configuration: HTTPServerConfiguration, router: Router, logger: Logger) {
         self.configuration = configuration
         self.router = router
@@ -53,6 +60,7 @@ public final class HTTPServer {
         accessLog = AccessLog(logger: logger)
         connectionLimit = ConnectionLimit(maximum: configuration.maxConnections)
         headDeadlines = RequestHeadDeadlines(timeout: configuration.idleTimeout)
+        writer.commonHeaders = configuration.commonHeaders
     }
 
     isolated deinit {
@@ -214,20 +222,44 @@ public final class HTTPServer {
             respond(configuration.errorResponder.response(for: .internalError), to: request, started: started)
             return
         }
+        deliver(result, to: request, started: started)
+    }
+
+    /// Sends what a handler produced: a response, a stream, or (later) what an asynchronous step produces.
+    private func deliver(_ result: HTTPHandlerResult, to request: HTTPRequest, started: ContinuousClock.Instant) {
         switch result {
         case .response(let response):
             respond(response, to: request, started: started)
         case .stream(let start):
             startStream(for: request, started: started, start: start)
         case .deferred(let operation):
-            let id = nextDeferredID
-            nextDeferredID += 1
-            deferred[id] = Task { [weak self] in
+            runDeferred(for: request) { [weak self] in
                 let response = await operation()
-                guard let self else { return }
-                self.deferred[id] = nil
-                self.respond(response, to: request, started: started)
+                self?.respond(response, to: request, started: started)
             }
+        case .later(let operation):
+            runDeferred(for: request) { [weak self] in
+                let next: HTTPHandlerResult
+                do {
+                    next = try await operation()
+                } catch {
+                    guard let self else { return }
+                    let httpError = error as? HTTPError ?? .internalError
+                    self.respond(self.configuration.errorResponder.response(for: httpError), to: request, started: started)
+                    return
+                }
+                self?.deliver(next, to: request, started: started)
+            }
+        }
+    }
+
+    /// Runs `operation` as a deferred request: shutdown cancels it and waits for its answer.
+    private func runDeferred(for request: HTTPRequest, _ operation: @escaping @LoopActor () async -> Void) {
+        let id = nextDeferredID
+        nextDeferredID += 1
+        deferred[id] = Task { [weak self] in
+            await operation()
+            self?.deferred[id] = nil
         }
     }
 

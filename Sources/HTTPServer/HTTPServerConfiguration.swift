@@ -26,6 +26,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// connection is closed. A connection counts from its first request until it closes; one that never
     /// sends a complete request head is closed by ``idleTimeout``.
     public var maxConnections: Int
+    /// Headers added to every response and event stream (`X-VMHost-Node`).
+    public var commonHeaders: [HTTPHeader] = []
     /// Renders every error the server answers (the application's error format); plain text by default.
     public var errorResponder: HTTPErrorResponder
     /// The largest body read in full so that a body over ``maxBodySize`` gets the ``errorResponder``'s

@@ -11,6 +11,8 @@ final class ResponseWriter {
     /// A reusable evbuffer for building replies; evhttp moves its contents out on every send (event streams
     /// build their chunks in it too).
     let scratchBuffer: OpaquePointer
+    /// Headers every response and stream carries (``HTTPServerConfiguration/commonHeaders``).
+    var commonHeaders: [HTTPHeader] = []
 
     init() {
         scratchBuffer = evbuffer_new()
@@ -28,6 +30,7 @@ final class ResponseWriter {
             evhttp_add_header(headers, header.name, header.value)
         }
         evhttp_add_header(headers, "X-Request-ID", requestID)
+        for header in commonHeaders { evhttp_add_header(headers, header.name, header.value) }
         // NB: evhttp 2.1 never reads the body of a HEAD or TRACE request; the leftover bytes would be parsed as
         // the next request on this connection (request smuggling). Close it instead.
         if closing || ((method == .head || method == .trace) && RequestHead.hasBody(raw)) {
@@ -55,6 +58,7 @@ final class ResponseWriter {
             evhttp_add_header(headers, "Vary", "Accept-Encoding")
         }
         evhttp_add_header(headers, "X-Request-ID", requestID)
+        for header in commonHeaders { evhttp_add_header(headers, header.name, header.value) }
         if closing {
             evhttp_add_header(headers, "Connection", "close")
         }

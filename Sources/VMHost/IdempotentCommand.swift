@@ -17,7 +17,7 @@ enum IdempotentCommand {
     ///   - run: runs the command; its errors become its answer.
     static func answer(
         key: String, command: String, request: HTTPRequest, keys: IdempotencyKeys,
-        run: () throws(HTTPError) -> HTTPHandlerResult
+        run: () throws(HTTPError) -> HTTPHandlerResult, durable: @escaping @LoopActor () async -> Void
     ) throws(HTTPError) -> HTTPHandlerResult {
         try validate(key)
         switch keys.begin(key, fingerprint: fingerprint(command: command, request: request)) {
@@ -47,19 +47,41 @@ enum IdempotentCommand {
             } catch {
                 result = .response(HTTPErrorResponder.apiJSON.response(for: error))
             }
-            switch result {
-            case .response(let response):
-                keys.finish(key, answer: stored(response))
-                return result
-            case .deferred(let respond):
-                return .deferred {
-                    let response = await respond()
-                    keys.finish(key, answer: stored(response))
-                    return response
-                }
-            case .stream:
-                return result
+            return recording(result, key: key, keys: keys, durable: durable)
+        }
+    }
+
+    /// `result`, with its response kept as the key's answer once known.
+    /// (With the journal, the answer goes out once the key and its answer are durable too: a retry on another
+    /// node then finds it.)
+    private static func recording(
+        _ result: HTTPHandlerResult, key: String, keys: IdempotencyKeys, durable: @escaping @LoopActor () async -> Void
+    ) -> HTTPHandlerResult {
+        switch result {
+        case .response(let response):
+            keys.finish(key, answer: stored(response))
+            return .deferred {
+                await durable()
+                return response
             }
+        case .deferred(let respond):
+            return .deferred {
+                let response = await respond()
+                keys.finish(key, answer: stored(response))
+                await durable()
+                return response
+            }
+        case .later(let operation):
+            return .later {
+                do {
+                    return recording(try await operation(), key: key, keys: keys, durable: durable)
+                } catch let error as HTTPError {
+                    let response = HTTPErrorResponder.apiJSON.response(for: error)
+                    return recording(.response(response), key: key, keys: keys, durable: durable)
+                }
+            }
+        case .stream:
+            return result
         }
     }
 

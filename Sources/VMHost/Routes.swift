@@ -1,5 +1,6 @@
 import EventLoop
 import HTTPServer
+import Journal
 import JSON
 import Sessions
 import ViewModels
@@ -12,14 +13,22 @@ struct Routes {
     let idleTimeoutSeconds: Int
     /// Open event streams (a multiplexed stream counts once) and open connections, for `/metrics`.
     let serverLoad: @LoopActor () -> (streams: Int, connections: Int)
+    /// The journal's health and counters; nil without `--redis-url`.
+    let journalStatus: @LoopActor () -> JournalStatus?
 
     func register(on router: inout Router) {
         WebClient.register(on: &router)
         OpenAPIDocument.register(on: &router)
-        router.on(.get, "/healthz") { _ in .response(.json(["status": "ok"])) }
+        router.on(.get, "/healthz") { _ in
+            guard let journal = journalStatus() else { return .response(.json(["status": "ok"])) }
+            return .response(.json(["status": "ok", "journal": journal.isAvailable ? "ok" : "unavailable"]))
+        }
         router.on(.get, "/metrics") { _ in
             let load = serverLoad()
             metrics.update(sessions: sessions.count, streams: load.streams, connections: load.connections)
+            if let journal = journalStatus() {
+                metrics.updateJournal(journal.statistics, available: journal.isAvailable, lag: journal.lag)
+            }
             return .response(
                 HTTPResponse(
                     status: 200, headers: [HTTPHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
@@ -30,15 +39,18 @@ struct Routes {
 
         router.on(.post, "/v1/sessions") { _ in try createSession() }
         router.on(.get, "/v1/sessions/:id") { request in
-            .response(.json(try session(request).json))
+            try withSession(request) { (session) throws(HTTPError) in .response(.json(session.json)) }
         }
         router.on(.delete, "/v1/sessions/:id") { request in
-            let id = request.parameters["id"] ?? ""
-            guard sessions.delete(id) else { throw Self.sessionNotFound(id) }
-            return .response(.noContent)
+            try withSession(request) { (session) throws(HTTPError) in
+                sessions.delete(session.id)
+                return .response(.noContent)
+            }
         }
 
-        router.on(.get, "/v1/sessions/:id/events") { request in try sessionStream(request) }
+        router.on(.get, "/v1/sessions/:id/events") { request in
+            try withSession(request) { (session) throws(HTTPError) in try sessionStream(request, session) }
+        }
         registerViewModels(on: &router)
     }
 
@@ -53,12 +65,11 @@ struct Routes {
             )
         }
         metrics.sessionCreated()
-        return .response(
-            .json(
-                ["id": .string(session.id), "idleTimeout": .int(idleTimeoutSeconds)], status: 201,
-                headers: [HTTPHeader("Location", "/v1/sessions/\(session.id)")]
-            )
+        let response = HTTPResponse.json(
+            ["id": .string(session.id), "idleTimeout": .int(idleTimeoutSeconds)], status: 201,
+            headers: [HTTPHeader("Location", "/v1/sessions/\(session.id)")]
         )
+        return whenDurable(session) { response }
     }
 
     // MARK: View models
@@ -69,31 +80,37 @@ struct Routes {
         for registration in sessions.viewModels {
             let name = registration.name
             router.on(.get, "/v1/sessions/:id/\(name)") { request in
-                .response(.json(bytes: try slot(request, name).channel.stateBytes))
+                try withSession(request) { (session) throws(HTTPError) in
+                    .response(.json(bytes: try slot(session, name, request).channel.stateBytes))
+                }
             }
             router.on(.get, "/v1/sessions/:id/\(name)/events") { request in
-                try stream(request, slot: name)
+                try withSession(request) { (session) throws(HTTPError) in try stream(request, slot(session, name, request).channel) }
             }
             for command in registration.commands {
                 router.on(.post, "/v1/sessions/:id/\(name)/\(command.name)") { request in
-                    let session = try session(request)
-                    guard let slot = session.slot(name) else { throw HTTPError.notFound(request.path) }
-                    let run = { () throws(HTTPError) -> HTTPHandlerResult in
-                        try perform(command, on: slot, request: request)
+                    try withSession(request) { (session) throws(HTTPError) in
+                        let slot = try slot(session, name, request)
+                        let run = { () throws(HTTPError) -> HTTPHandlerResult in
+                            try perform(command, on: slot, session: session, request: request)
+                        }
+                        guard let key = request.header("Idempotency-Key") else { return try run() }
+                        return try IdempotentCommand.answer(
+                            key: key, command: "\(name)/\(command.name)", request: request,
+                            keys: session.idempotencyKeys, run: run, durable: { await session.waitUntilDurable() }
+                        )
                     }
-                    guard let key = request.header("Idempotency-Key") else { return try run() }
-                    return try IdempotentCommand.answer(
-                        key: key, command: "\(name)/\(command.name)", request: request,
-                        keys: session.idempotencyKeys, run: run
-                    )
                 }
             }
         }
     }
 
     /// Decodes and runs one command: `200` with the state, or `202` (or the state after `Prefer: wait`).
+    ///
+    /// With the journal, the answer waits until what the command changed is durable: a version a client was
+    /// told about is never lost.
     private func perform(
-        _ command: ViewModelRegistration.Command, on slot: ViewModelSlot, request: HTTPRequest
+        _ command: ViewModelRegistration.Command, on slot: ViewModelSlot, session: Session, request: HTTPRequest
     ) throws(HTTPError) -> HTTPHandlerResult {
         let body = try request.jsonObjectBody()
         let reply: CommandReply
@@ -104,34 +121,59 @@ struct Routes {
         }
         switch reply {
         case .state:
-            return .response(.json(bytes: slot.channel.stateBytes))
+            return whenDurable(session) { .json(bytes: slot.channel.stateBytes) }
         case .accepted(let finished):
-            return accepted(request, channel: slot.channel, until: finished)
+            return accepted(request, session: session, channel: slot.channel, until: finished)
+        }
+    }
+
+    /// `response()` at once, or once everything the session changed is in the journal.
+    func whenDurable(_ session: Session, _ response: @escaping @LoopActor () -> HTTPResponse) -> HTTPHandlerResult {
+        guard session.journal?.holdsVersions == true, session.hasUnjournaledChanges else {
+            return .response(response())
+        }
+        return .deferred {
+            await session.waitUntilDurable()
+            return response()
         }
     }
 
     // MARK: Shared pieces
 
-    /// The view model `name` of the session named by the path, or `404 session_not_found`.
-    func slot(_ request: HTTPRequest, _ name: String) throws(HTTPError) -> ViewModelSlot {
-        let session = try session(request)
+    /// The view model `name` of `session`.
+    func slot(_ session: Session, _ name: String, _ request: HTTPRequest) throws(HTTPError) -> ViewModelSlot {
         guard let slot = session.slot(name) else { throw HTTPError.notFound(request.path) }
         return slot
     }
 
-    /// The session named by the path, or `404 session_not_found`.
-    func session(_ request: HTTPRequest) throws(HTTPError) -> Session {
+    /// Runs `body` with the session named by the path: from memory at once, or taken over from the journal
+    /// first. `404 session_not_found` when there is none; `503` with `Retry-After` when the journal cannot
+    /// answer now.
+    func withSession(
+        _ request: HTTPRequest, _ body: @escaping @LoopActor (Session) throws(HTTPError) -> HTTPHandlerResult
+    ) throws(HTTPError) -> HTTPHandlerResult {
         let id = request.parameters["id"] ?? ""
-        guard let session = sessions.session(id) else { throw Self.sessionNotFound(id) }
-        return session
+        if let session = sessions.session(id) { return try body(session) }
+        guard sessions.journal != nil else { throw Self.sessionNotFound(id) }
+        return .later {
+            switch await sessions.sessionOrTakeOver(id) {
+            case .found(let session): return try body(session)
+            case .notFound: throw Self.sessionNotFound(id)
+            case .retryLater:
+                var error = HTTPError.overloaded("the session cannot be loaded right now; try again shortly")
+                error.headers.append(HTTPHeader("Retry-After", "1"))
+                throw error
+            }
+        }
     }
 
     /// `202 {"version": N}`, or with `Prefer: wait=N` the state once the command finished (or N passed).
     func accepted(
-        _ request: HTTPRequest, channel: StateChannel, until finished: @escaping @LoopActor () async -> Void
+        _ request: HTTPRequest, session: Session, channel: StateChannel,
+        until finished: @escaping @LoopActor () async -> Void
     ) -> HTTPHandlerResult {
         guard let wait = PreferWait.seconds(in: request.header("Prefer")) else {
-            return .response(.json(["version": .int(channel.version)], status: 202))
+            return whenDurable(session) { .json(["version": .int(channel.version)], status: 202) }
         }
         return .deferred {
             // NB: `finished` returns early when cancelled, so the timer (or shutdown) ends the wait.
@@ -146,13 +188,13 @@ struct Routes {
                 waiter.cancel()
             }
             timer.cancel()
+            await session.waitUntilDurable()
             return .json(bytes: channel.stateBytes, headers: [HTTPHeader("Preference-Applied", "wait=\(wait)")])
         }
     }
 
     /// Opens an event stream on a channel of the session.
-    func stream(_ request: HTTPRequest, slot name: String) throws(HTTPError) -> HTTPHandlerResult {
-        let target = try slot(request, name).channel
+    func stream(_ request: HTTPRequest, _ target: StateChannel) throws(HTTPError) -> HTTPHandlerResult {
         let format = try Self.streamFormat(request)
         let lastEventID = Self.lastEventID(request).flatMap { Int($0) }
         return .stream { stream in
@@ -161,8 +203,7 @@ struct Routes {
     }
 
     /// Opens the stream carrying every view model of the session.
-    func sessionStream(_ request: HTTPRequest) throws(HTTPError) -> HTTPHandlerResult {
-        let session = try session(request)
+    func sessionStream(_ request: HTTPRequest, _ session: Session) throws(HTTPError) -> HTTPHandlerResult {
         let format = try Self.streamFormat(request)
         let lastEventID = Self.lastEventID(request)
         return .stream { stream in
@@ -203,5 +244,26 @@ package enum PreferWait {
             }
         }
         return nil
+    }
+}
+
+/// What `/healthz` and `/metrics` show of the journal.
+struct JournalStatus {
+    var isAvailable: Bool
+    var statistics: JournalStatistics
+    var lag: Duration
+
+    /// Configured but not (yet) running.
+    static let unavailable = JournalStatus(isAvailable: false, statistics: JournalStatistics(), lag: .zero)
+
+    @LoopActor
+    init(journal: RedisJournal) {
+        self.init(isAvailable: journal.isAvailable, statistics: journal.statistics, lag: journal.lag)
+    }
+
+    init(isAvailable: Bool, statistics: JournalStatistics, lag: Duration) {
+        self.isAvailable = isAvailable
+        self.statistics = statistics
+        self.lag = lag
     }
 }

@@ -2,7 +2,9 @@ import EventLoop
 import FakeUpstream
 import HTTPClient
 import HTTPServer
+import Journal
 import Logging
+import Redis
 import Sessions
 import Upstreams
 import ViewModels
@@ -21,6 +23,10 @@ public final class VMHostApplication {
     public var port: Int { server?.port ?? 0 }
     /// Connections counted against the connection limit.
     public var openConnectionCount: Int { server?.openConnectionCount ?? 0 }
+    /// This node's id (`X-VMHost-Node`): `--node-id`, or `host:port` once bound.
+    public private(set) var nodeID = ""
+    /// The Redis journal, when `--redis-url` is set.
+    public private(set) var journal: RedisJournal?
     /// Upstream transfers in flight (queued or running).
     public var upstreamTransfersInFlight: Int { client.activeTransfers }
 
@@ -97,12 +103,45 @@ public final class VMHostApplication {
         server.onRequest = { metrics.record($0) }
         let port = try server.start()
         self.server = server
+        nodeID = configuration.nodeID ?? "\(configuration.host):\(port)"
+        server.commonHeaders = [HTTPHeader("X-VMHost-Node", nodeID)]
+        startJournal()
         sessions.startExpiry()
         logger.info(
             "vmhost listening",
             metadata: ["address": "\(configuration.host):\(port)", "products": "\(upstreams.productsBaseURL)"]
         )
         return port
+    }
+
+    /// Connects the Redis journal (it connects, and reconnects, in the background: requests are served from
+    /// memory meanwhile).
+    private func startJournal() {
+        guard let url = configuration.redisURL else { return }
+        var redis: RedisConfiguration
+        do {
+            redis = try RedisConfiguration(url: url)
+        } catch {
+            // NB: VMHostConfiguration validated the URL already; this cannot happen for a loaded configuration.
+            logger.error("invalid Redis URL: sessions stay in memory", metadata: ["error": "\(error)"])
+            return
+        }
+        redis.commandTimeout = .milliseconds(configuration.redisTimeoutMilliseconds)
+        redis.connectTimeout = .milliseconds(configuration.redisTimeoutMilliseconds)
+        let journal = RedisJournal(
+            client: RedisClient(configuration: redis), store: sessions, node: nodeID,
+            idleTimeout: .seconds(configuration.sessionIdleTimeoutSeconds), logger: logger
+        )
+        let metrics = self.metrics
+        journal.onWriteLatency = { metrics.journalWrite($0) }
+        sessions.onRestoreFailure = { [logger] id, error in
+            logger.error("session in the journal cannot be restored: treated as missing", metadata: [
+                "session": "\(id)", "error": "\(error)",
+            ])
+        }
+        journal.start()
+        self.journal = journal
+        logger.info("journal configured", metadata: ["redis": "\(redis.host):\(redis.port)/\(redis.database)", "owner": "\(journal.owner)"])
     }
 
     /// The route table of the HTTP API with its handlers, as ``start()`` serves it. Building it starts
@@ -113,6 +152,11 @@ public final class VMHostApplication {
             sessions: sessions, metrics: metrics, idleTimeoutSeconds: configuration.sessionIdleTimeoutSeconds,
             serverLoad: { [weak self] in
                 (self?.server?.openStreamCount ?? 0, self?.server?.openConnectionCount ?? 0)
+            },
+            journalStatus: { [weak self] in
+                guard let self, self.configuration.redisURL != nil else { return nil }
+                guard let journal = self.journal else { return .unavailable }
+                return JournalStatus(journal: journal)
             }
         )
         .register(on: &router)
@@ -120,9 +164,16 @@ public final class VMHostApplication {
     }
 
     /// Graceful shutdown: stop accepting, end every stream, cancel upstream work, flush, close.
+    ///
+    /// With the journal, every session is written and released first, so another node (or this one after
+    /// a restart) continues it with no gap.
     public func shutdown() async {
         server?.startDraining()
+        if let journal {
+            await journal.releaseAll()
+        }
         sessions.closeAll()
+        journal?.shutdown()
         await server?.shutdown()
         server = nil
         await fakeUpstream?.shutdown()

@@ -1,5 +1,6 @@
 import JSON
 import Logging
+import Redis
 
 /// The product API dialect spoken by `--products-url`.
 public enum ProductsFormat: String, Sendable, CaseIterable {
@@ -183,8 +184,10 @@ extension VMHostConfiguration {
         case "upstreamCacheSeconds": upstreamCacheSeconds = try integer(0...86_400)
         case "fakeUpstreamLatencyMilliseconds": fakeUpstreamLatencyMilliseconds = try integer(0...600_000)
         case "redisUrl":
-            guard value.hasPrefix("redis://") else {
-                throw ConfigurationError(description: "\(source): 'redisUrl' must be a redis:// URL")
+            do {
+                _ = try RedisConfiguration(url: value)
+            } catch {
+                throw ConfigurationError(description: "\(source): 'redisUrl' \(error)")
             }
             redisURL = value
         case "nodeId":

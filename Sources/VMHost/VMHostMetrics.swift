@@ -3,6 +3,7 @@ import EventLoop
 import HTTPServer
 import Prometheus
 import Synchronization
+import Journal
 import Upstreams
 
 /// vmhost's metrics, on swift-metrics with a Prometheus registry of the application's own (so several
@@ -37,9 +38,47 @@ final class VMHostMetrics: Sendable {
         streams = CoreMetrics.Gauge(label: "vmhost_open_streams", factory: factory)
         connections = CoreMetrics.Gauge(label: "vmhost_open_connections", factory: factory)
         sessionsCreated = CoreMetrics.Counter(label: "vmhost_sessions_created_total", factory: factory)
+        journalAvailable = CoreMetrics.Gauge(label: "vmhost_journal_available", factory: factory)
+        journalLag = CoreMetrics.Gauge(label: "vmhost_journal_lag_seconds", factory: factory)
+        journalWrites = CoreMetrics.Counter(label: "vmhost_journal_writes_total", factory: factory)
+        journalFailures = CoreMetrics.Counter(label: "vmhost_journal_write_failures_total", factory: factory)
+        journalCorrupt = CoreMetrics.Counter(label: "vmhost_journal_corrupt_records_total", factory: factory)
+        takeovers = CoreMetrics.Counter(label: "vmhost_sessions_taken_over_total", factory: factory)
+        handovers = CoreMetrics.Counter(label: "vmhost_sessions_handed_over_total", factory: factory)
+        journalLatency = CoreMetrics.Timer(label: "vmhost_journal_write_duration_seconds", factory: factory)
     }
 
     func sessionCreated() { sessionsCreated.increment() }
+
+    private let journalExported = Mutex(JournalStatistics())
+    private let journalAvailable: CoreMetrics.Gauge
+    private let journalLag: CoreMetrics.Gauge
+    private let journalWrites: CoreMetrics.Counter
+    private let journalFailures: CoreMetrics.Counter
+    private let journalCorrupt: CoreMetrics.Counter
+    private let takeovers: CoreMetrics.Counter
+    private let handovers: CoreMetrics.Counter
+    private let journalLatency: CoreMetrics.Timer
+
+    /// The journal's counters as of now (counters advance by what changed since the last call).
+    func updateJournal(_ statistics: JournalStatistics, available: Bool, lag: Duration) {
+        let previous = journalExported.withLock { exported in
+            defer { exported = statistics }
+            return exported
+        }
+        journalWrites.increment(by: Int64(statistics.writes - previous.writes))
+        journalFailures.increment(by: Int64(statistics.writeFailures - previous.writeFailures))
+        journalCorrupt.increment(by: Int64(statistics.corruptRecords - previous.corruptRecords))
+        takeovers.increment(by: Int64(statistics.takeovers - previous.takeovers))
+        handovers.increment(by: Int64(statistics.handovers - previous.handovers))
+        journalAvailable.record(available ? 1 : 0)
+        journalLag.record(Double(lag.components.seconds) + Double(lag.components.attoseconds) / 1e18)
+    }
+
+    /// One acknowledged journal write's round trip.
+    func journalWrite(_ duration: Duration) {
+        journalLatency.recordNanoseconds(Self.nanoseconds(duration))
+    }
 
     /// Counts one shared-fetcher outcome: `hit`, `miss` or `shared`.
     func upstreamCache(_ result: String) {

@@ -66,8 +66,18 @@ public final class RedisServerProcess: @unchecked Sendable {
     private func signalAndWait(_ signal: Int32) {
         guard let process else { return }
         self.process = nil
-        if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
-        process.waitUntilExit()
+        let pid = process.processIdentifier
+        Glibc.kill(pid, signal)
+        // NB: not `waitUntilExit()`: it waits on Foundation's run loop machinery, which hangs when called from
+        // a cooperative-pool thread while the main thread is busy. Reap it ourselves (or see Foundation did).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid || (result == -1 && errno == ECHILD) { return }
+            usleep(2_000)
+        }
+        Glibc.kill(pid, SIGKILL)
     }
 
     private static func executable() throws -> String {

@@ -1,0 +1,80 @@
+import JSON
+import JSONPatch
+import Testing
+import VMHostTesting
+
+/// Two vmhost applications on one real `redis-server`: a session continues on the other one with the same
+/// state, versions and replay ring (in-process; `DurableSessionProcessTests` kills real processes).
+@Suite("Journal: takeover between two applications", .serialized)
+struct JournalTakeoverTests {
+    /// Loads two search pages, two product pages and a recent search on `app`.
+    static func loadState(_ app: TestApplication, _ id: String) async throws {
+        let wait = [("Prefer", "wait=10")]
+        #expect(try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait).status == 200)
+        #expect(try await app.client.post("/v1/sessions/\(id)/search/load-more", headers: wait).status == 200)
+        #expect(try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: wait).status == 200)
+        #expect(try await app.client.post("/v1/sessions/\(id)/products/load-more", headers: wait).status == 200)
+    }
+
+    @Test func aSessionContinuesOnAnotherApplicationWithItsVersionsAndStreams() async throws {
+        let redis = try RedisServerProcess()
+        try await redis.start()
+        defer { redis.stop() }
+        let first = try await TestApplication.start { $0.redisURL = redis.url(); $0.nodeID = "first" }
+        let second = try await TestApplication.start { $0.redisURL = redis.url(); $0.nodeID = "second" }
+        defer { Task { await first.stop(); await second.stop() } }
+        #expect(try await eventually { try await first.client.get("/healthz").json?["journal"] == "ok" })
+        #expect(try await first.client.get("/healthz").header("X-VMHost-Node") == "first")
+
+        let id = try await first.createSession()
+        try await Self.loadState(first, id)
+        let before = try #require(try await first.client.get("/v1/sessions/\(id)").json)
+        let searchVersion = try #require(before["search"]?["version"]?.intValue)
+        #expect(before["search"]?["results"]?["value"]?["photos"]?.arrayValue?.count == 100)
+        #expect(before["products"]?["items"]?.arrayValue?.count == 40)
+
+        // The second application has never seen the session: it takes it over from Redis.
+        let taken = try await second.client.get("/v1/sessions/\(id)")
+        #expect(taken.status == 200)
+        #expect(taken.header("X-VMHost-Node") == "second")
+        #expect(taken.json == before, "the same state, versions included")
+
+        // A stream resumed with an id from the first application gets exactly the missed patches.
+        let stream = try await TestEventStream(
+            port: second.port, path: "/v1/sessions/\(id)/search/events",
+            headers: [("Last-Event-ID", "\(searchVersion - 2)")])
+        let replayed1 = try #require(try await stream.next())
+        let replayed2 = try #require(try await stream.next())
+        #expect(replayed1.event == "patch" && replayed1.id == "\(searchVersion - 1)")
+        #expect(replayed2.event == "patch" && replayed2.id == "\(searchVersion)")
+
+        // Commands work on the new owner and continue the versions.
+        let text = try await second.client.post("/v1/sessions/\(id)/search/text", json: ["text": "puppies"])
+        #expect(text.status == 200)
+        #expect(text.json?["version"]?.intValue == searchVersion + 1)
+        let patch = try #require(try await stream.next())
+        #expect(patch.id == "\(searchVersion + 1)")
+
+        // The first application lost the session: its next change is fenced off and it hands the session over.
+        let stale = try await first.client.post("/v1/sessions/\(id)/products/cancel")
+        #expect(stale.status == 200 || stale.status == 404)
+        #expect(try await eventually { try await first.client.get("/metrics").text.contains("vmhost_sessions_handed_over_total 1") })
+        // …and the session, taken back by the first application, is the second's state.
+        let back = try await first.client.get("/v1/sessions/\(id)")
+        #expect(back.json?["search"]?["searchText"] == "puppies")
+        #expect(back.json?["search"]?["version"]?.intValue == searchVersion + 1)
+        stream.close()
+    }
+
+    @Test func anUnknownIdIsNotFoundAndCorruptDataIsMissing() async throws {
+        let redis = try RedisServerProcess()
+        try await redis.start()
+        defer { redis.stop() }
+        try await withApp({ $0.redisURL = redis.url() }) { app in
+            #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
+            let unknown = try await app.client.get("/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA")
+            #expect(unknown.status == 404)
+            #expect(unknown.json?["error"]?["code"] == "session_not_found")
+        }
+    }
+}
