@@ -62,6 +62,7 @@ public final class VMHostApplication {
             ViewModelRegistration(ProductListViewModel.self) {
                 ProductListViewModel(service: upstreams.makeProductService())
             },
+            ViewModelRegistration(PhotoViewModel.self) { PhotoViewModel(service: upstreams.makeFlickrService()) },
         ]
     }
 
