@@ -359,6 +359,121 @@ struct PhotoViewModelTests {
         #expect(Set(service.cancelled) == [.photoInfo("1"), .photoComments("1")])
     }
 
+    // MARK: Snapshot
+
+    /// A snapshot survives serialising to bytes and parsing back, as it does through Redis.
+    func throughBytes(_ snapshot: JSONValue) throws -> JSONValue {
+        try JSONParser.parse(snapshot.serializedBytes)
+    }
+
+    @Test func aLoadedPhotoRestoresEqual() async throws {
+        var detail = photoDetail("1")
+        detail.takenAt = nil
+        detail.views = nil
+        detail.tags = []
+        viewModel.open(photoID: "1")
+        await service.answer(.photoInfo("1"), with: .success(.detail(detail)))
+        await service.answer(.photoComments("1"), with: .success(.commentList(photoComments("1"))))
+
+        let other = FakeFlickrService()
+        let restored = PhotoViewModel(service: other)
+        try restored.restore(throughBytes(viewModel.snapshot()))
+        #expect(restored.state == viewModel.state)
+        #expect(restored.stateJSON == viewModel.stateJSON)
+        #expect(!restored.isBusy)
+        await settle()
+        #expect(other.calls.isEmpty)
+    }
+
+    @Test func theInitialStateAndFailuresRestoreEqual() async throws {
+        let initial = PhotoViewModel(service: FakeFlickrService())
+        try initial.restore(throughBytes(viewModel.snapshot()))
+        #expect(initial.state == PhotoState())
+
+        viewModel.open(photoID: "1")
+        await service.answer(.photoInfo("1"), with: .failure(Self.notFound))
+        await service.answer(.photoComments("1"), with: .success(.commentList([])))
+        let restored = PhotoViewModel(service: FakeFlickrService())
+        try restored.restore(throughBytes(viewModel.snapshot()))
+        #expect(
+            restored.state
+                == PhotoState(
+                    photoId: "1", detail: .failed(Self.notFound, previous: nil), comments: .loaded([]),
+                    lastError: Self.notFound
+                )
+        )
+    }
+
+    @Test func loadsInFlightRunAgainWhereTheyAreRestored() async throws {
+        await openAndLoad("1")
+        let error = UpstreamError(kind: .network, message: "timed out")
+        viewModel.open(photoID: "1")
+        await service.answer(.photoComments("1"), with: .failure(error))
+        let snapshot = try throughBytes(viewModel.snapshot())
+
+        let other = FakeFlickrService()
+        let restored = PhotoViewModel(service: other)
+        let recorded = PhotoStateRecorder()
+        restored.onChange = { recorded.states.append($0) }
+        try restored.restore(snapshot)
+        let interrupted = PhotoState(
+            photoId: "1", detail: .loading("1", previous: photoDetail("1")), comments: .failed(error, previous: photoComments("1")),
+            lastError: error
+        )
+        #expect(restored.state == interrupted, "the same state, the detail still loading")
+        #expect(restored.isBusy)
+        await settle()
+        #expect(other.pendingCalls == [.photoInfo("1")], "only the interrupted load runs again")
+
+        var newer = photoDetail("1")
+        newer.title = "Renamed"
+        await other.answer(.photoInfo("1"), with: .success(.detail(newer)))
+        #expect(
+            restored.state
+                == PhotoState(
+                    photoId: "1", detail: .loaded(newer), comments: .failed(error, previous: photoComments("1")),
+                    lastError: error
+                )
+        )
+        #expect(!restored.isBusy)
+        #expect(recorded.states == [interrupted, restored.state])
+    }
+
+    @Test func bothLoadsInFlightRunAgainAndARestoreCancelsWhatRan() async throws {
+        viewModel.open(photoID: "2")
+        let snapshot = try throughBytes(viewModel.snapshot())
+
+        let other = FakeFlickrService()
+        let restored = PhotoViewModel(service: other)
+        restored.open(photoID: "old")
+        await settle()
+        try restored.restore(snapshot)
+        #expect(restored.state == loading("2"))
+        await settle()
+        #expect(Set(other.cancelled) == [.photoInfo("old"), .photoComments("old")])
+        #expect(Set(other.pendingCalls) == [.photoInfo("2"), .photoComments("2")])
+        await other.answer(.photoInfo("2"), with: .success(.detail(photoDetail("2"))))
+        await other.answer(.photoComments("2"), with: .success(.commentList(photoComments("2"))))
+        #expect(restored.state == loaded("2"))
+    }
+
+    @Test(arguments: [
+        "null", "[]", #"{}"#, #"{"state": {"photoId": 1}}"#,
+        #"{"state": {"photoId": "1", "detail": {"status": "weird"}, "comments": {"status": "idle"}, "lastError": null}}"#,
+        #"{"state": {"photoId": "1", "detail": {"status": "loaded", "value": null}, "comments": {"status": "idle"}, "lastError": null}}"#,
+        #"{"state": {"photoId": "1", "detail": {"status": "idle"}, "comments": {"status": "loading", "request": {}}, "lastError": null}}"#,
+        #"{"state": {"photoId": "1", "detail": {"status": "idle"}, "comments": {"status": "loaded", "value": {"list": [{"id": 1}]}}, "lastError": null}}"#,
+        #"{"state": {"photoId": "1", "detail": {"status": "idle"}, "comments": {"status": "idle"}, "lastError": {"kind": "alien", "message": "x"}}}"#,
+    ])
+    func corruptSnapshotsAreErrorsAndChangeNothing(text: String) async throws {
+        viewModel.open(photoID: "kept")
+        #expect(throws: SnapshotError.self) { try viewModel.restore(JSONParser.parse(text)) }
+        #expect(viewModel.state == loading("kept"))
+        #expect(viewModel.isBusy, "the loads go on")
+        await settle()
+        #expect(service.cancelled.isEmpty)
+    }
+
     // MARK: Commands
 
     @Test func openDecodesANonEmptyPhotoId() throws {
