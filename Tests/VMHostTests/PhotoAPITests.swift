@@ -21,17 +21,19 @@ struct PhotoAPITests {
         return .object(object)
     }
 
-    /// Searches `text`; returns the cells of the first page.
-    static func search(_ app: TestApplication, session id: String, text: String = "kittens") async throws -> [JSONValue] {
-        let searched = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": .string(text)], headers: wait)
+    /// Searches "kittens"; returns the cells of the first page.
+    static func search(_ app: TestApplication, session id: String) async throws -> [JSONValue] {
+        let searched = try await app.client.post(
+            "/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait)
         return try #require(searched.json?["results"]?["value"]?["photos"]?.arrayValue)
     }
 
-    /// Searches `text` and loads the counts of the first photos; returns their cells.
-    static func searchedPhotos(_ app: TestApplication, session id: String, text: String = "kittens") async throws -> [JSONValue] {
-        let ids = try await search(app, session: id, text: text).prefix(6).compactMap { $0["id"] }
+    /// Searches "kittens" and loads the counts of the first photos; returns their cells.
+    static func searchedPhotos(_ app: TestApplication, session id: String) async throws -> [JSONValue] {
+        let ids = try await search(app, session: id).prefix(6).compactMap { $0["id"] }
         #expect(ids.count == 6)
-        let visible = try await app.client.post("/v1/sessions/\(id)/search/visible", json: ["photoIds": .array(ids)], headers: wait)
+        let visible = try await app.client.post(
+            "/v1/sessions/\(id)/search/visible", json: ["photoIds": .array(ids)], headers: wait)
         return try #require(visible.json?["results"]?["value"]?["photos"]?.arrayValue).prefix(6).map { $0 }
     }
 
@@ -44,7 +46,8 @@ struct PhotoAPITests {
             // NB: the photo with the most comments, so that their mapping is checked too.
             let cell = try #require(photos.max { ($0["comments"]?.intValue ?? 0) < ($1["comments"]?.intValue ?? 0) })
             let photoID = try #require(cell["id"]?.stringValue)
-            let opened = try await app.client.post("/v1/sessions/\(id)/photo/open", json: ["photoId": .string(photoID)], headers: Self.wait)
+            let opened = try await app.client.post(
+                "/v1/sessions/\(id)/photo/open", json: ["photoId": .string(photoID)], headers: Self.wait)
             #expect(opened.status == 200)
             #expect(opened.header("Preference-Applied") == "wait=10")
             let state = try #require(opened.json)
@@ -99,10 +102,11 @@ struct PhotoAPITests {
             let accepted = try await app.client.post("/v1/sessions/\(id)/photo/open", json: ["photoId": photoID])
             #expect(accepted.status == 202)
             #expect(accepted.json == ["version": 2])
-            #expect(try await eventually {
-                let state = try await app.client.get("/v1/sessions/\(id)/photo").json
-                return state?["detail"]?["status"] == "loaded" && state?["comments"]?["status"] == "loaded"
-            })
+            #expect(
+                try await eventually {
+                    let state = try await app.client.get("/v1/sessions/\(id)/photo").json
+                    return state?["detail"]?["status"] == "loaded" && state?["comments"]?["status"] == "loaded"
+                })
         }
     }
 
@@ -110,7 +114,9 @@ struct PhotoAPITests {
         try await withApp { app in
             let id = try await app.createSession()
             let state = try #require(
-                try await app.client.post("/v1/sessions/\(id)/photo/open", json: ["photoId": "12345"], headers: Self.wait).json
+                try await app.client.post(
+                    "/v1/sessions/\(id)/photo/open", json: ["photoId": "12345"], headers: Self.wait
+                ).json
             )
             let notFound: JSONValue = ["kind": "business", "message": "Photo not found", "status": nil, "code": 1]
             #expect(state["photoId"] == "12345")
@@ -123,7 +129,7 @@ struct PhotoAPITests {
     @Test func openNeedsANonEmptyPhotoId() async throws {
         try await withApp { app in
             let id = try await app.createSession()
-            for body: JSONValue in [[:], ["photoId": ""], ["photoId": 53012345678], ["photoid": "1"]] {
+            for body: JSONValue in [[:], ["photoId": ""], ["photoId": 53_012_345_678], ["photoid": "1"]] {
                 let refused = try await app.client.post("/v1/sessions/\(id)/photo/open", json: body)
                 #expect(refused.status == 400, "\(body)")
                 #expect(refused.errorCode == "invalid_field", "\(body)")
@@ -149,7 +155,8 @@ struct PhotoAPITests {
             #expect(loading["photoId"] == second)
             #expect(loading["detail"] == ["status": "loading", "value": nil, "error": nil])
             #expect(loading["comments"] == ["status": "loading", "value": nil, "error": nil])
-            #expect(try await eventually { await app.upstreamInFlight() == 2 }, "the first photo's transfers are aborted")
+            #expect(
+                try await eventually { await app.upstreamInFlight() == 2 }, "the first photo's transfers are aborted")
 
             let closed = try await app.client.post("/v1/sessions/\(id)/photo/close")
             #expect(Self.withoutVersion(closed.json) == Self.initial)
@@ -169,9 +176,11 @@ struct PhotoAPITests {
             #expect(state == (try await app.client.get("/v1/sessions/\(id)/photo").json))
 
             let photoID = try #require(try await Self.searchedPhotos(app, session: id).first?["id"])
-            _ = try await app.client.post("/v1/sessions/\(id)/photo/open", json: ["photoId": photoID], headers: Self.wait)
+            _ = try await app.client.post(
+                "/v1/sessions/\(id)/photo/open", json: ["photoId": photoID], headers: Self.wait)
             _ = try await app.client.post("/v1/sessions/\(id)/photo/close")
-            _ = try await app.client.post("/v1/sessions/\(id)/photo/open", json: ["photoId": photoID], headers: Self.wait)
+            _ = try await app.client.post(
+                "/v1/sessions/\(id)/photo/open", json: ["photoId": photoID], headers: Self.wait)
             let target = try #require(try await app.client.get("/v1/sessions/\(id)/photo").json)
             #expect(target["version"] == 8, "open, two loads, close, open, two loads")
             while state["version"] != target["version"] {
@@ -205,12 +214,14 @@ struct PhotoAPITests {
             #expect(Self.multiplexedID(states) == "search:1,products:1,photo:1")
 
             let photoID = try #require(try await Self.searchedPhotos(app, session: id).first?["id"])
-            _ = try await app.client.post("/v1/sessions/\(id)/photo/open", json: ["photoId": photoID], headers: Self.wait)
+            _ = try await app.client.post(
+                "/v1/sessions/\(id)/photo/open", json: ["photoId": photoID], headers: Self.wait)
             let session = try #require(try await app.client.get("/v1/sessions/\(id)").json)
             #expect(session["photo"]?["detail"]?["status"] == "loaded", "the session resource has the photo")
             #expect(session["photo"] == (try await app.client.get("/v1/sessions/\(id)/photo").json))
             var photoEvents = 0
-            while ["search", "products", "photo"].contains(where: { states[$0]?["version"] != session[$0]?["version"] }) {
+            while ["search", "products", "photo"].contains(where: { states[$0]?["version"] != session[$0]?["version"] })
+            {
                 let event = try #require(try await stream.next())
                 let parts = event.event.split(separator: ".").map(String.init)
                 try #require(parts.count == 2 && parts[1] == "patch", "\(event.event)")
@@ -230,7 +241,8 @@ struct PhotoAPITests {
         try await withApp { app in
             let id = try await app.createSession()
             _ = try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: Self.wait)  // products 1 → 3
-            _ = try await app.client.post("/v1/sessions/\(id)/photo/open", json: ["photoId": "12345"], headers: Self.wait)
+            _ = try await app.client.post(
+                "/v1/sessions/\(id)/photo/open", json: ["photoId": "12345"], headers: Self.wait)
             let session = try #require(try await app.client.get("/v1/sessions/\(id)").json)
             #expect(session["products"]?["version"] == 3)
             #expect(session["photo"]?["version"] == 4)
@@ -250,7 +262,8 @@ struct PhotoAPITests {
 
             // With its part: the photo's missed patches.
             let resumed = try await TestEventStream(
-                port: app.port, path: "/v1/sessions/\(id)/events", headers: [("Last-Event-ID", "search:1,products:3,photo:1")]
+                port: app.port, path: "/v1/sessions/\(id)/events",
+                headers: [("Last-Event-ID", "search:1,products:3,photo:1")]
             )
             var photo = Self.initial.merging(["version": 1])
             for version in 2...4 {

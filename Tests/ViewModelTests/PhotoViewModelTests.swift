@@ -2,6 +2,7 @@ import EventLoop
 import JSON
 import Testing
 import Upstreams
+
 @testable import ViewModels
 
 @LoopActor
@@ -92,7 +93,8 @@ struct PhotoViewModelTests {
         viewModel.open(photoID: "7")
         await service.answer(.photoComments("7"), with: .success(.commentList(photoComments("7"))))
         #expect(
-            viewModel.state == PhotoState(photoId: "7", detail: .loading("7", previous: nil), comments: .loaded(photoComments("7")))
+            viewModel.state
+                == PhotoState(photoId: "7", detail: .loading("7", previous: nil), comments: .loaded(photoComments("7")))
         )
         await service.answer(.photoInfo("7"), with: .success(.detail(photoDetail("7"))))
         #expect(viewModel.state == loaded("7"))
@@ -112,7 +114,8 @@ struct PhotoViewModelTests {
                     "value": [
                         "id": "53012345678", "title": "Photo 53012345678", "description": "On the sofa, after lunch.",
                         "owner": "Jane Doe", "takenAt": "2023-07-04T15:20:11", "views": 1204,
-                        "tags": ["cat", "Kitten"], "imageUrl": .string(detail.imageUrl), "pageUrl": .string(detail.pageUrl),
+                        "tags": ["cat", "Kitten"], "imageUrl": .string(detail.imageUrl),
+                        "pageUrl": .string(detail.pageUrl),
                     ],
                     "error": nil,
                 ],
@@ -146,7 +149,8 @@ struct PhotoViewModelTests {
         #expect(viewModel.state == loading("2"))
         #expect(changes == [loading("1"), loading("2")])
         await settle()
-        #expect(Set(service.cancelled) == [.photoInfo("1"), .photoComments("1")], "both transfers of photo 1 are aborted")
+        #expect(
+            Set(service.cancelled) == [.photoInfo("1"), .photoComments("1")], "both transfers of photo 1 are aborted")
         #expect(Set(service.pendingCalls) == [.photoInfo("2"), .photoComments("2")])
 
         await service.answer(.photoInfo("2"), with: .success(.detail(photoDetail("2"))))
@@ -238,7 +242,8 @@ struct PhotoViewModelTests {
         viewModel.open(photoID: "1")
         await service.answer(.photoInfo("1"), with: .failure(error))
         let failed = PhotoState(
-            photoId: "1", detail: .failed(error, previous: nil), comments: .loading("1", previous: nil), lastError: error
+            photoId: "1", detail: .failed(error, previous: nil), comments: .loading("1", previous: nil),
+            lastError: error
         )
         #expect(viewModel.state == failed)
         await service.answer(.photoComments("1"), with: .success(.commentList(photoComments("1"))))
@@ -286,7 +291,8 @@ struct PhotoViewModelTests {
         #expect(
             viewModel.state
                 == PhotoState(
-                    photoId: "1", detail: .failed(Self.notFound, previous: nil), comments: .failed(network, previous: nil),
+                    photoId: "1", detail: .failed(Self.notFound, previous: nil),
+                    comments: .failed(network, previous: nil),
                     lastError: network
                 )
         )
@@ -314,7 +320,8 @@ struct PhotoViewModelTests {
         #expect(
             viewModel.state
                 == PhotoState(
-                    photoId: "1", detail: .failed(error, previous: photoDetail("1")), comments: .loaded(photoComments("1")),
+                    photoId: "1", detail: .failed(error, previous: photoDetail("1")),
+                    comments: .loaded(photoComments("1")),
                     lastError: error
                 )
         )
@@ -417,7 +424,8 @@ struct PhotoViewModelTests {
         restored.onChange = { recorded.states.append($0) }
         try restored.restore(snapshot)
         let interrupted = PhotoState(
-            photoId: "1", detail: .loading("1", previous: photoDetail("1")), comments: .failed(error, previous: photoComments("1")),
+            photoId: "1", detail: .loading("1", previous: photoDetail("1")),
+            comments: .failed(error, previous: photoComments("1")),
             lastError: error
         )
         #expect(restored.state == interrupted, "the same state, the detail still loading")
@@ -521,7 +529,8 @@ func photoDetail(_ photoID: String) -> PhotoDetail {
 /// Deterministic comments.
 func photoComments(_ photoID: String) -> [PhotoComment] {
     [
-        PhotoComment(id: "1234-\(photoID)-72157", author: "Sam", text: "Lovely light!", createdAt: "2023-07-05T10:00:00Z"),
+        PhotoComment(
+            id: "1234-\(photoID)-72157", author: "Sam", text: "Lovely light!", createdAt: "2023-07-05T10:00:00Z"),
         PhotoComment(id: "1234-\(photoID)-72158", author: "Ann", text: "", createdAt: "2023-07-06T10:00:00Z"),
     ]
 }
