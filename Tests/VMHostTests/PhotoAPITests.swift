@@ -139,6 +139,32 @@ struct PhotoAPITests {
         }
     }
 
+    @Test func aRepeatedOpenWithItsIdempotencyKeyIsAnsweredAgainNotRun() async throws {
+        try await withApp { app in
+            let id = try await app.createSession()
+            let photoID = try #require(try await Self.search(app, session: id).first?["id"])
+            let headers = Self.wait + [("Idempotency-Key", "open-1")]
+            let first = try await app.client.post(
+                "/v1/sessions/\(id)/photo/open", json: ["photoId": photoID], headers: headers)
+            #expect(first.status == 200)
+            #expect(first.json?["detail"]?["status"] == "loaded")
+            let requests = await app.upstreamRequests("flickr.photos.getInfo")
+
+            let again = try await app.client.post(
+                "/v1/sessions/\(id)/photo/open", json: ["photoId": photoID], headers: headers)
+            #expect(again.status == 200)
+            #expect(again.header("Idempotent-Replayed") == "true")
+            #expect(again.json == first.json)
+            #expect(await app.upstreamRequests("flickr.photos.getInfo") == requests, "not opened again")
+            #expect(try await app.client.get("/v1/sessions/\(id)/photo").json == first.json, "no new version")
+
+            let reused = try await app.client.post(
+                "/v1/sessions/\(id)/photo/open", json: ["photoId": "12345"], headers: headers)
+            #expect(reused.status == 422)
+            #expect(reused.errorCode == "idempotency_key_reused")
+        }
+    }
+
     @Test func openingAnotherPhotoAbortsTheFirstTransfersAndCloseAbortsTheRest() async throws {
         try await withApp { app in
             let id = try await app.createSession()
