@@ -1163,7 +1163,7 @@ enum EmbeddedResources {
           "photo"
         ],
         "summary": "Open a photo",
-        "description": "Sets `photoId` and loads its detail (`flickr.photos.getInfo`) and comments (`flickr.photos.comments.getList`) at the same time. Opening another photo cancels the loads of the previous one (latest wins; the transfers are aborted).",
+        "description": "Sets `photoId` and loads its detail (`flickr.photos.getInfo`) and comments (`flickr.photos.comments.getList`) at the same time. Opening another photo cancels the loads of the previous one (latest wins; the transfers are aborted); opening the photo already open loads it again, its detail and comments staying visible meanwhile as the Loadables' previous values.",
         "parameters": [
           {
             "$ref": "#/components/parameters/Prefer"
@@ -1194,9 +1194,6 @@ enum EmbeddedResources {
           },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
-          },
-          "409": {
-            "$ref": "#/components/responses/CommandDisabled"
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
@@ -1963,7 +1960,8 @@ enum EmbeddedResources {
         "properties": {
           "photoId": {
             "type": "string",
-            "description": "The photo to open, e.g. the `id` of a search result."
+            "minLength": 1,
+            "description": "The photo to open, e.g. the `id` of a search result; an empty string is `400 invalid_field`."
           }
         },
         "examples": [

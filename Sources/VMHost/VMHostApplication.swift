@@ -68,6 +68,7 @@ public final class VMHostApplication {
             ViewModelRegistration(ProductListViewModel.self) {
                 ProductListViewModel(service: upstreams.makeProductService())
             },
+            ViewModelRegistration(PhotoViewModel.self) { PhotoViewModel(service: upstreams.makeFlickrService()) },
         ]
     }
 

@@ -285,7 +285,8 @@ struct HostileInputTests {
             #expect(try await multiplexed.next()?.event == "search.snapshot")
             let products = try #require(try await multiplexed.next())
             #expect(products.event == "products.snapshot")
-            #expect(products.id == "search:1,products:3")
+            #expect(products.id == "search:1,products:3,photo:0")
+            #expect(try await multiplexed.next()?.event == "photo.snapshot", "no photo: part, so its snapshot")
             multiplexed.close()
             // The control: a version still in the ring replays the patches after it.
             let control = try await TestEventStream(

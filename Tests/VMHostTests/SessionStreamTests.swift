@@ -23,7 +23,7 @@ struct SessionStreamTests {
             case "patch": states[name] = try JSONPatch.apply(JSONPatch.parse(data), to: try #require(states[name]))
             default: Issue.record("unexpected event \(event.event)")
             }
-            let expectedID = ["search", "products"].map { "\($0):\(states[$0]?["version"]?.intValue ?? 0)" }
+            let expectedID = ["search", "products", "photo"].map { "\($0):\(states[$0]?["version"]?.intValue ?? 0)" }
                 .joined(separator: ",")
             #expect(event.id == expectedID)
         }
@@ -38,11 +38,18 @@ struct SessionStreamTests {
             #expect(stream.header("Content-Type") == "text/event-stream")
             let first = try #require(try await stream.next())
             let second = try #require(try await stream.next())
+            let third = try #require(try await stream.next())
             #expect(first.event == "search.snapshot")
             #expect(first.retry == 3000)
+            #expect(first.id == "search:1,products:0,photo:0", "the versions the client holds after each event")
             #expect(second.event == "products.snapshot")
-            #expect(second.id == "search:1,products:1")
-            var states = ["search": try #require(first.json), "products": try #require(second.json)]
+            #expect(second.id == "search:1,products:1,photo:0")
+            #expect(third.event == "photo.snapshot")
+            #expect(third.id == "search:1,products:1,photo:1")
+            var states = [
+                "search": try #require(first.json), "products": try #require(second.json),
+                "photo": try #require(third.json),
+            ]
 
             let wait = [("Prefer", "wait=10")]
             _ = try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: wait)
@@ -69,28 +76,29 @@ struct SessionStreamTests {
             #expect(session["products"]?["version"] == 3)
 
             let resumed = try await TestEventStream(
-                port: app.port, path: "/v1/sessions/\(id)/events", headers: [("Last-Event-ID", "search:1,products:1")]
+                port: app.port, path: "/v1/sessions/\(id)/events",
+                headers: [("Last-Event-ID", "search:1,products:1,photo:1")]
             )
             let first = try #require(try await resumed.next())
             let second = try #require(try await resumed.next())
             #expect(first.event == "products.patch")
-            #expect(first.id == "search:1,products:2")
+            #expect(first.id == "search:1,products:2,photo:1")
             #expect(second.event == "products.patch")
-            #expect(second.id == "search:1,products:3")
+            #expect(second.id == "search:1,products:3,photo:1")
             resumed.setTimeout(seconds: 0, microseconds: 300_000)
             await #expect(throws: TestClientError.self) { try await resumed.next() }
             resumed.close()
 
             // An unknown or future version gets that view model's snapshot; the other is replayed.
             let mixed = try await TestEventStream(
-                port: app.port, path: "/v1/sessions/\(id)/events?lastEventId=search:99,products:2"
+                port: app.port, path: "/v1/sessions/\(id)/events?lastEventId=search:99,products:2,photo:1"
             )
             let snapshot = try #require(try await mixed.next())
             #expect(snapshot.event == "search.snapshot")
             #expect(snapshot.json == session["search"])
             let patch = try #require(try await mixed.next())
             #expect(patch.event == "products.patch")
-            #expect(patch.id == "search:1,products:3")
+            #expect(patch.id == "search:1,products:3,photo:1")
             mixed.close()
         }
     }
@@ -101,11 +109,12 @@ struct SessionStreamTests {
             let stream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/events?format=snapshot")
             #expect(try await stream.next()?.event == "search.snapshot")
             #expect(try await stream.next()?.event == "products.snapshot")
+            #expect(try await stream.next()?.event == "photo.snapshot")
             _ = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": "hello"])
             let change = try #require(try await stream.next())
             #expect(change.event == "search.snapshot")
             #expect(change.json?["searchText"] == "hello")
-            #expect(change.id == "search:2,products:1")
+            #expect(change.id == "search:2,products:1,photo:1")
 
             #expect(try await app.client.request("DELETE", "/v1/sessions/\(id)").status == 204)
             #expect(try await stream.next() == nil, "deleting the session ends the stream")

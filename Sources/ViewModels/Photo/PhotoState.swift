@@ -1,0 +1,43 @@
+import JSON
+import Upstreams
+
+/// The whole state of the photo detail screen (API.md "Photo view model").
+///
+/// Both Loadables are keyed by the photo id they load, so a load in flight says which photo it is for.
+public struct PhotoState: Sendable, Equatable {
+    /// The open photo; nil when none is open.
+    public var photoId: String?
+    /// The photo's details (`flickr.photos.getInfo`).
+    public var detail: Loadable<PhotoDetail, String>
+    /// The photo's comments, oldest first (`flickr.photos.comments.getList`).
+    public var comments: Loadable<[PhotoComment], String>
+    /// The most recent failure of either load; cleared once both loads of an open succeed, kept while loading.
+    public var lastError: UpstreamError?
+
+    /// Creates a state; the default is the initial one: no photo, both Loadables idle.
+    public init(
+        photoId: String? = nil, detail: Loadable<PhotoDetail, String> = .idle,
+        comments: Loadable<[PhotoComment], String> = .idle, lastError: UpstreamError? = nil
+    ) {
+        self.photoId = photoId
+        self.detail = detail
+        self.comments = comments
+        self.lastError = lastError
+    }
+
+    /// Whether both the detail and the comments are loaded.
+    var isFullyLoaded: Bool {
+        if case .loaded = detail, case .loaded = comments { return true }
+        return false
+    }
+
+    /// The API's PhotoState (without `version`, which the state channel adds).
+    public var json: JSONValue {
+        [
+            "photoId": photoId.map { .string($0) } ?? .null,
+            "detail": detail.json(\.json),
+            "comments": comments.json { .array($0.map(\.json)) },
+            "lastError": lastError?.json ?? .null,
+        ]
+    }
+}

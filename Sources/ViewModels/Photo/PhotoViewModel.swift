@@ -1,0 +1,143 @@
+import EventLoop
+import JSON
+import Upstreams
+
+/// The photo detail screen that a search result opens.
+///
+/// - `open` sets the photo and loads its detail and its comments at the same time, one upstream call each.
+///   Latest wins: opening while loads are in flight cancels them first, down to their transfers. Opening
+///   another photo starts from empty Loadables; opening the photo already open reloads it and keeps what is
+///   shown (detail and comments stay visible as the Loadables' previous values while they reload).
+/// - The two loads end independently: each Loadable is `loaded` or `failed` on its own. `lastError` takes
+///   every failure, and is cleared once both loads of an open have succeeded (kept while loading).
+/// - `close` cancels the loads in flight and returns to the initial state.
+@LoopActor
+public final class PhotoViewModel {
+    /// The current state. Every change is reported to ``onChange`` once.
+    public private(set) var state = PhotoState() {
+        didSet { if state != oldValue { onChange?(state) } }
+    }
+
+    /// Called after every change of ``state``.
+    public var onChange: (@LoopActor (PhotoState) -> Void)?
+
+    /// The two loads of an open.
+    private enum Part {
+        case detail, comments
+    }
+
+    private let service: any FlickrService
+    private var loads: [Part: (task: Task<Void, Never>, id: Int)] = [:]
+    private var nextLoadID = 0
+    private let idleWaiters = IdleWaiters()
+
+    /// Creates the view model.
+    public init(service: any FlickrService) {
+        self.service = service
+    }
+
+    /// Whether a load is in flight.
+    public var isBusy: Bool { !loads.isEmpty }
+
+    // MARK: Commands
+
+    /// Opens `photoID`: loads its detail and comments together, cancelling the loads of the photo opened
+    /// before (latest wins). The photo already open is reloaded, its detail and comments staying visible.
+    public func open(photoID: String) {
+        cancelLoads()
+        let reopening = state.photoId == photoID
+        var next = state
+        next.photoId = photoID
+        next.detail = .loading(photoID, previous: reopening ? state.detail.value : nil)
+        next.comments = .loading(photoID, previous: reopening ? state.comments.value : nil)
+        state = next
+        startLoads(of: next)
+    }
+
+    /// Cancels the loads in flight and returns to the initial state.
+    public func close() {
+        cancelLoads()
+        state = PhotoState()
+        idleWaiters.resumeAll()
+    }
+
+    /// Waits until neither load is in flight (returns early if the calling task is cancelled).
+    public func waitUntilIdle() async {
+        guard isBusy else { return }
+        await idleWaiters.wait()
+    }
+
+    /// Cancels the loads in flight without touching the state (the session is going away).
+    public func shutdown() {
+        cancelLoads()
+        idleWaiters.resumeAll()
+    }
+
+    // MARK: Snapshot
+
+    /// The state, with the photo of each load in flight.
+    public func snapshot() -> JSONValue {
+        ["state": state.snapshot]
+    }
+
+    /// Continues a snapshot: a load that was in flight there runs again here.
+    public func restore(_ snapshot: JSONValue) throws(SnapshotError) {
+        let restored = try PhotoState(snapshot: SnapshotReader(snapshot).object("state"))
+        shutdown()
+        state = restored
+        startLoads(of: restored)
+    }
+
+    // MARK: Loading
+
+    private func cancelLoads() {
+        for load in loads.values { load.task.cancel() }
+        loads.removeAll()
+    }
+
+    /// Starts the load of each Loadable of `state` that is loading.
+    private func startLoads(of state: PhotoState) {
+        if let photoID = state.detail.pendingRequest {
+            start(.detail) { [weak self, service] id in
+                let outcome = await LoadOutcome.of { try await service.photoInfo(photoID: photoID) }
+                self?.finish(.detail, id: id, \.detail, outcome)
+            }
+        }
+        if let photoID = state.comments.pendingRequest {
+            start(.comments) { [weak self, service] id in
+                let outcome = await LoadOutcome.of { try await service.photoComments(photoID: photoID) }
+                self?.finish(.comments, id: id, \.comments, outcome)
+            }
+        }
+    }
+
+    private func start(_ part: Part, _ operation: sending @escaping @LoopActor (Int) async -> Void) {
+        let id = nextLoadID
+        nextLoadID += 1
+        loads[part] = (Task { await operation(id) }, id)
+    }
+
+    private func finish<Value>(
+        _ part: Part, id: Int, _ loadable: WritableKeyPath<PhotoState, Loadable<Value, String>>,
+        _ outcome: LoadOutcome<Value>
+    ) {
+        // NB: a load that was cancelled or replaced must not touch the state, even if its result arrived.
+        guard let load = loads[part], load.id == id else { return }
+        loads[part] = nil
+        var next = state
+        let previous = next[keyPath: loadable].value
+        switch outcome {
+        case .success(let value):
+            next[keyPath: loadable] = .loaded(value)
+            if next.isFullyLoaded { next.lastError = nil }
+        case .failure(let error):
+            next[keyPath: loadable] = .failed(error, previous: previous)
+            next.lastError = error
+        case .cancelled:
+            // A cancellation this view model did not ask for (its own are dropped above): show what was there.
+            next[keyPath: loadable] = previous.map { .loaded($0) } ?? .idle
+        }
+        state = next
+        if loads.isEmpty { idleWaiters.resumeAll() }
+    }
+}
