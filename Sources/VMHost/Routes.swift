@@ -1,4 +1,5 @@
 import EventLoop
+import EventStreams
 import HTTPServer
 import JSON
 import Sessions
