@@ -62,17 +62,9 @@ final class SessionStream: ChannelObserver {
 
     func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: ServerSentEventChunk) {
         writer?.change(channel.name) {
-            guard let sink = writer?.sink else { return false }
-            let previous = sent[channel.name]
-            sent[channel.name] = version
-            let event = format == .patches
-                ? ServerSentEventFrame.event("\(channel.name).patch", id: currentID, data: patch)
-                : ServerSentEventFrame.event("\(channel.name).snapshot", id: currentID, data: channel.stateBytes)
-            guard sink.send(event) else {
-                sent[channel.name] = previous
-                return false
-            }
-            return true
+            format == .patches
+                ? write(channel, at: version, event: "patch", data: patch)
+                : write(channel, at: version, event: "snapshot", data: channel.stateBytes)
         }
     }
 
@@ -82,10 +74,21 @@ final class SessionStream: ChannelObserver {
 
     /// Writes the snapshot of the channel named `name` (the reader drained after a refused write).
     private func writeSnapshot(_ name: String) -> Bool {
-        guard let sink = writer?.sink, let channel = channels.first(where: { $0.name == name }) else { return false }
-        sent[channel.name] = channel.version
-        return sink.send(
-            ServerSentEventFrame.event("\(channel.name).snapshot", id: currentID, data: channel.stateBytes)
-        )
+        guard let channel = channels.first(where: { $0.name == name }) else { return false }
+        return write(channel, at: channel.version, event: "snapshot", data: channel.stateBytes)
+    }
+
+    /// Writes `channel`'s event that brings the client to `version`, with the id that says so; returns
+    /// whether the sink took it.
+    private func write(_ channel: StateChannel, at version: Int, event: String, data: [UInt8]) -> Bool {
+        guard let sink = writer?.sink else { return false }
+        let previous = sent[channel.name]
+        sent[channel.name] = version
+        // NB: a refused event never reaches the client: later ids must not claim its version.
+        guard sink.send(ServerSentEventFrame.event("\(channel.name).\(event)", id: currentID, data: data)) else {
+            sent[channel.name] = previous
+            return false
+        }
+        return true
     }
 }
