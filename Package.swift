@@ -37,7 +37,9 @@ let package = Package(
         .target(name: "EventStreams", dependencies: ["CZlib", "EventLoop"]),
         .target(
             name: "HTTPServer",
-            dependencies: ["CLibevent", "EventLoop", "EventStreams", "JSON", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CLibevent", "EventLoop", "EventStreams", "JSON", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "HTTPClient",
@@ -111,8 +113,8 @@ let package = Package(
         .testTarget(
             name: "VMHostTests",
             dependencies: [
-                "VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "EventStreams", "HTTPServer",
-                "CZlib", "ViewModels",
+                "VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "EventStreams",
+                "HTTPServer", "CZlib", "ViewModels",
             ]
         ),
     ]
