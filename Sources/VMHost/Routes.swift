@@ -1,5 +1,4 @@
 import EventLoop
-import EventStreams
 import HTTPServer
 import JSON
 import Sessions
