@@ -32,9 +32,14 @@ let package = Package(
 
         // Runtime.
         .target(name: "EventLoop", dependencies: ["CLibevent"]),
+        // SSE framing, gzip segments, the sink a stream writes to and the slow-reader state machine: what
+        // state channels (Sessions) and the HTTP server (HTTPServer) share without knowing each other.
+        .target(name: "EventStreams", dependencies: ["CZlib", "EventLoop"]),
         .target(
             name: "HTTPServer",
-            dependencies: ["CLibevent", "CZlib", "EventLoop", "JSON", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CLibevent", "EventLoop", "EventStreams", "JSON", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "HTTPClient",
@@ -51,7 +56,7 @@ let package = Package(
         // Domain.
         .target(name: "Upstreams", dependencies: ["EventLoop", "HTTPClient", "JSON"]),
         .target(name: "ViewModels", dependencies: ["EventLoop", "JSON", "Upstreams"]),
-        .target(name: "Sessions", dependencies: ["EventLoop", "HTTPServer", "JSON", "JSONPatch", "ViewModels"]),
+        .target(name: "Sessions", dependencies: ["EventLoop", "EventStreams", "JSON", "JSONPatch", "ViewModels"]),
         .target(name: "FakeUpstream", dependencies: ["EventLoop", "HTTPServer", "JSON"]),
 
         // Wiring and entry point.
@@ -100,13 +105,16 @@ let package = Package(
             dependencies: ["Upstreams", "FakeUpstream", "HTTPClient", "EventLoop", "JSON", "VMHostTesting"]
         ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "EventLoop", "VMHostTesting"]),
-        .testTarget(name: "SessionsTests", dependencies: ["Sessions", "ViewModels", "Upstreams", "EventLoop"]),
+        .testTarget(
+            name: "SessionsTests",
+            dependencies: ["Sessions", "EventStreams", "ViewModels", "Upstreams", "EventLoop", "JSON", "JSONPatch"]
+        ),
         .testTarget(name: "ViewModelTests", dependencies: ["ViewModels", "Upstreams", "EventLoop", "JSON"]),
         .testTarget(
             name: "VMHostTests",
             dependencies: [
-                "VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "HTTPServer", "CZlib",
-                "ViewModels",
+                "VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "EventStreams",
+                "HTTPServer", "CZlib", "ViewModels",
             ]
         ),
     ]

@@ -1,5 +1,6 @@
 import CLibevent
 import EventLoop
+import EventStreams
 
 /// Event streams: starting the chunked reply, keepalive comments, and the connection going back to
 /// request/response use when a stream ends.
@@ -52,4 +53,26 @@ extension HTTPServer {
             stream.send(comment)
         }
     }
+}
+
+/// Whether an `Accept-Encoding` value admits gzip (RFC 9110: `gzip`, `x-gzip` or `*`, with a q above 0).
+func acceptsGzip(_ header: String?) -> Bool {
+    guard let header else { return false }
+    var gzip: Bool?
+    var star = false
+    for element in header.httpFieldParts(separatedBy: ",") {
+        let parts = element.httpFieldParts(separatedBy: ";")
+        guard let name = parts.first?.lowercased() else { continue }
+        var accepted = true
+        for parameter in parts.dropFirst() {
+            let pair = parameter.httpFieldParts(separatedBy: "=", maxSplits: 1)
+            if pair.count == 2, pair[0].lowercased() == "q", let q = Double(pair[1]) { accepted = q > 0 }
+        }
+        switch name {
+        case "gzip", "x-gzip": gzip = accepted
+        case "*": star = accepted
+        default: break
+        }
+    }
+    return gzip ?? star
 }

@@ -16,7 +16,7 @@ import Glibc
 /// One concern per file: binding (``Listener``), the connection limit (``ConnectionLimit``), request
 /// deadlines (``RequestHeadDeadlines``), request ids (``RequestIDGenerator``), the access log (``AccessLog``),
 /// response writing (``ResponseWriter``), checks of the head (``RequestHead``), event streams
-/// (`HTTPServer+EventStreams.swift`, ``ServerSentEventStream``) and their gzip encoding (``GzipSegment``).
+/// (`HTTPServer+EventStreams.swift`, ``ServerSentEventStream``) with gzip segments from EventStreams.
 @LoopActor
 public final class HTTPServer {
     /// The limits, address and error format in effect.

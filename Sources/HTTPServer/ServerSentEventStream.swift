@@ -1,5 +1,6 @@
 import CLibevent
 import EventLoop
+import EventStreams
 
 /// One open `text/event-stream` reply on an evhttp connection.
 ///
@@ -8,7 +9,7 @@ import EventLoop
 /// or ``end()``). The server keeps every open stream alive until it closes, writes keepalive comments,
 /// and ends all streams at shutdown.
 @LoopActor
-public final class ServerSentEventStream {
+public final class ServerSentEventStream: EventSink {
     /// The evhttp request of the stream. NB: the parsed `HTTPRequest` is not kept: with thousands of open
     /// streams its path, parameters and query would be memory held for nothing.
     private let raw: OpaquePointer

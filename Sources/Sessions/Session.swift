@@ -1,5 +1,5 @@
 import EventLoop
-import HTTPServer
+import EventStreams
 import JSON
 import ViewModels
 
@@ -113,8 +113,8 @@ public final class Session {
 
     /// Attaches a stream carrying every view model of the session (`GET /v1/sessions/{id}/events`).
     /// - Parameter resumeFrom: a `Last-Event-ID` of the form `search:5,products:3,photo:2`.
-    public func subscribeAll(_ stream: ServerSentEventStream, format: StreamFormat, resumeFrom: String?) {
-        SessionStream.start(stream, channels: channels, format: format, resumeFrom: resumeFrom)
+    public func subscribeAll(_ sink: any EventSink, format: StreamFormat, resumeFrom: String?) {
+        SessionStream.start(sink, channels: channels, format: format, resumeFrom: resumeFrom)
     }
 
     /// The session resource: `{"id", "search": SearchState, "products": ProductListState, …}`.

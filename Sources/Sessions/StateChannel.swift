@@ -1,5 +1,5 @@
 import EventLoop
-import HTTPServer
+import EventStreams
 import JSON
 import JSONPatch
 
@@ -19,16 +19,6 @@ public enum StreamFormat: Sendable, Equatable {
     case patches
     /// Every change as a full snapshot (`?format=snapshot`).
     case snapshots
-}
-
-/// Something attached to a channel: told about every change and about the channel closing.
-@LoopActor
-protocol ChannelObserver: AnyObject {
-    /// A new version was published. `patch` is the RFC 6902 JSON array; `patchEvent` the same framed as a
-    /// single-channel SSE event (`id: N`, `event: patch`), shared by every single-channel stream.
-    func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: ServerSentEventChunk)
-    /// The channel closed (session deleted or expired): end the stream.
-    func channelClosed(_ channel: StateChannel)
 }
 
 /// The state of one view model as a versioned stream of events.
@@ -157,7 +147,7 @@ public final class StateChannel {
         cachedSnapshotEvent = nil
         remember(version: newVersion, patch: patch)
         guard !observers.isEmpty else { return }
-        let event = ServerSentEventChunk(Self.frame(event: "patch", id: "\(newVersion)", data: patch))
+        let event = ServerSentEventChunk(ServerSentEventFrame.event("patch", id: "\(newVersion)", data: patch))
         for observer in observers.values {
             observer.channel(self, published: newVersion, patch: patch, patchEvent: event)
         }
@@ -165,26 +155,16 @@ public final class StateChannel {
 
     /// Attaches a stream: sends `retry`, then either the patches after `lastEventID` (when still in the
     /// ring) or a snapshot, then every later change.
-    public func subscribe(_ stream: ServerSentEventStream, format: StreamFormat, lastEventID: Int?) {
-        let subscriber = Subscriber(stream: stream, format: format)
-        attach(subscriber, to: stream)
-        var first = Array("retry: \(retryMilliseconds)\n".utf8)
-        if let lastEventID, format == .patches, let missed = patches(after: lastEventID) {
-            for (version, patch) in missed {
-                first.append(contentsOf: Self.frame(event: "patch", id: "\(version)", data: patch))
-            }
-        } else {
-            first.append(contentsOf: snapshotEvent.bytes)
-        }
-        stream.send(first)
+    public func subscribe(_ sink: any EventSink, format: StreamFormat, lastEventID: Int?) {
+        Subscriber.start(sink, channel: self, format: format, lastEventID: lastEventID)
     }
 
-    /// Registers an observer for as long as `stream` stays open.
-    func attach(_ observer: any ChannelObserver, to stream: ServerSentEventStream) {
+    /// Registers an observer for as long as `sink` stays open.
+    func attach(_ observer: any ChannelObserver, to sink: any EventSink) {
         let key = ObjectIdentifier(observer)
         observers[key] = observer
-        let previous = stream.onClose
-        stream.onClose = { [weak self] in
+        let previous = sink.onClose
+        sink.onClose = { [weak self] in
             self?.observers[key] = nil
             previous?()
         }
@@ -202,7 +182,7 @@ public final class StateChannel {
     /// The current state as a framed `snapshot` event, built at most once per version.
     var snapshotEvent: ServerSentEventChunk {
         if let cachedSnapshotEvent { return cachedSnapshotEvent }
-        let event = ServerSentEventChunk(Self.frame(event: "snapshot", id: "\(version)", data: stateBytes))
+        let event = ServerSentEventChunk(ServerSentEventFrame.event("snapshot", id: "\(version)", data: stateBytes))
         cachedSnapshotEvent = event
         return event
     }
@@ -251,7 +231,7 @@ public final class StateChannel {
         return (skip..<count).map { replay[(replayStart + $0) % count] }
     }
 
-    // MARK: Framing
+    // MARK: State
 
     static func versioned(_ state: JSONValue, version: Int) -> JSONValue {
         var object = JSONObject()
@@ -260,53 +240,5 @@ public final class StateChannel {
             for (key, value) in fields where key != "version" { object[key] = value }
         }
         return .object(object)
-    }
-
-    /// `id: ID\nevent: NAME\ndata: DATA\n\n`. DATA is compact JSON, which never contains a raw newline.
-    static func frame(event: String, id: String, data: [UInt8]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(data.count + id.utf8.count + event.utf8.count + 24)
-        bytes.append(contentsOf: "id: ".utf8)
-        bytes.append(contentsOf: id.utf8)
-        bytes.append(contentsOf: "\nevent: ".utf8)
-        bytes.append(contentsOf: event.utf8)
-        bytes.append(contentsOf: "\ndata: ".utf8)
-        bytes.append(contentsOf: data)
-        bytes.append(contentsOf: "\n\n".utf8)
-        return bytes
-    }
-}
-
-/// One single-channel stream: gets the channel's pre-framed events.
-@LoopActor
-final class Subscriber: ChannelObserver {
-    let stream: ServerSentEventStream
-    let format: StreamFormat
-    /// Set when a write was refused: the reader gets a snapshot once its connection drains.
-    private(set) var needsSnapshot = false
-    private weak var channel: StateChannel?
-
-    init(stream: ServerSentEventStream, format: StreamFormat) {
-        self.stream = stream
-        self.format = format
-        stream.onDrain = { [weak self] in self?.drained() }
-    }
-
-    func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: ServerSentEventChunk) {
-        self.channel = channel
-        guard !needsSnapshot else { return }
-        if !stream.send(format == .patches ? patchEvent : channel.snapshotEvent) {
-            // NB: dropping the pending patches bounds memory; the snapshot on drain makes the client whole.
-            needsSnapshot = true
-        }
-    }
-
-    func channelClosed(_ channel: StateChannel) {
-        stream.end()
-    }
-
-    private func drained() {
-        guard needsSnapshot, let channel else { return }
-        if stream.send(channel.snapshotEvent) { needsSnapshot = false }
     }
 }

@@ -5,6 +5,7 @@ import JSONPatch
 import Testing
 import VMHostTesting
 
+@testable import EventStreams
 @testable import HTTPServer
 
 /// Inflates a gzip stream piece by piece, as a browser does while an event stream is open.

@@ -30,17 +30,20 @@ public struct GzipSegment: Sendable {
 
 /// The per-stream side of a gzip-encoded event stream: the header before the first segment, the running
 /// CRC and length, and the trailer that ends the member cleanly.
-struct GzipStreamEncoder {
+public struct GzipStreamEncoder {
     private var started = false
     private var crc: UInt32 = 0
     private var length: UInt32 = 0
+
+    /// A stream before its first segment.
+    public init() {}
 
     /// Gzip member header: magic, deflate, no flags, no mtime, no extra flags, OS unknown.
     static let header: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF]
 
     /// Counts `segment` into the trailer; returns what goes in front of its deflate bytes (the member
     /// header before the first segment, else nothing).
-    mutating func record(_ segment: GzipSegment) -> [UInt8] {
+    public mutating func record(_ segment: GzipSegment) -> [UInt8] {
         crc = UInt32(truncatingIfNeeded: crc32_combine_op(uLong(crc), uLong(segment.crc), uLong(segment.combineOperator)))
         length &+= UInt32(truncatingIfNeeded: segment.length)
         guard !started else { return [] }
@@ -49,7 +52,7 @@ struct GzipStreamEncoder {
     }
 
     /// The bytes that end the member: an empty final block, then CRC-32 and length (little-endian).
-    mutating func finish() -> [UInt8] {
+    public mutating func finish() -> [UInt8] {
         var bytes: [UInt8] = started ? [] : Self.header
         started = true
         // NB: a fixed-Huffman block with BFINAL set holding only the end-of-block code: bits 1, 01, 0000000.
@@ -109,47 +112,4 @@ final class SegmentCompressor {
         } while offset < input.count
         return bytes
     }
-}
-
-/// Bytes written to many streams (an event or a comment), with their gzip segment made on first need.
-@LoopActor
-public final class ServerSentEventChunk {
-    /// The uncompressed bytes.
-    public let bytes: [UInt8]
-    private var segment: GzipSegment?
-
-    /// Wraps framed SSE bytes.
-    public init(_ bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    /// The gzip segment, compressed once for all gzip streams.
-    var gzipSegment: GzipSegment {
-        if let segment { return segment }
-        let made = bytes.withUnsafeBytes { GzipSegment(compressing: $0) }
-        segment = made
-        return made
-    }
-}
-
-/// Whether an `Accept-Encoding` value admits gzip (RFC 9110: `gzip`, `x-gzip` or `*`, with a q above 0).
-func acceptsGzip(_ header: String?) -> Bool {
-    guard let header else { return false }
-    var gzip: Bool?
-    var star = false
-    for element in header.httpFieldParts(separatedBy: ",") {
-        let parts = element.httpFieldParts(separatedBy: ";")
-        guard let name = parts.first?.lowercased() else { continue }
-        var accepted = true
-        for parameter in parts.dropFirst() {
-            let pair = parameter.httpFieldParts(separatedBy: "=", maxSplits: 1)
-            if pair.count == 2, pair[0].lowercased() == "q", let q = Double(pair[1]) { accepted = q > 0 }
-        }
-        switch name {
-        case "gzip", "x-gzip": gzip = accepted
-        case "*": star = accepted
-        default: break
-        }
-    }
-    return gzip ?? star
 }

@@ -1,0 +1,94 @@
+import EventLoop
+import EventStreams
+
+/// One SSE connection carrying every view model of a session (`GET /v1/sessions/{id}/events`).
+///
+/// Events are named `search.snapshot`, `search.patch`, `products.snapshot`, `products.patch`; every `id` is
+/// `search:{version},products:{version}` (the versions the client holds after that event, see
+/// ``MultiplexedEventID``), so a resume replays each view model's missed patches, or sends its snapshot.
+@LoopActor
+final class SessionStream: ChannelObserver {
+    private let channels: [StateChannel]
+    private let format: StreamFormat
+    /// The version of each channel the client holds, by channel name.
+    private var sent: [String: Int] = [:]
+    private var writer: EventStreamWriter?
+
+    /// Attaches a multiplexed stream to `channels` and sends what the client is missing.
+    /// - Parameter resumeFrom: the `Last-Event-ID` (`search:5,products:3`), if any.
+    static func start(_ sink: any EventSink, channels: [StateChannel], format: StreamFormat, resumeFrom: String?) {
+        let observer = SessionStream(channels: channels, format: format)
+        observer.writer = EventStreamWriter(sink: sink, parts: channels.map(\.name)) { [weak observer] name in
+            observer?.writeSnapshot(name) ?? false
+        }
+        for channel in channels { channel.attach(observer, to: sink) }
+        observer.sendInitial(to: sink, resume: resumeFrom.map(MultiplexedEventID.parse) ?? [:])
+    }
+
+    private init(channels: [StateChannel], format: StreamFormat) {
+        self.channels = channels
+        self.format = format
+    }
+
+    private var currentID: String {
+        MultiplexedEventID.format(channels.map { ($0.name, sent[$0.name] ?? 0) })
+    }
+
+    private func sendInitial(to sink: any EventSink, resume: [String: Int]) {
+        var bytes = ServerSentEventFrame.retry(milliseconds: channels.first?.retryMilliseconds ?? 3000)
+        var replays: [(StateChannel, [(version: Int, patch: [UInt8])])] = []
+        for channel in channels {
+            if format == .patches, let known = resume[channel.name], let missed = channel.patches(after: known) {
+                sent[channel.name] = known
+                replays.append((channel, missed))
+            } else {
+                replays.append((channel, []))
+                sent[channel.name] = nil
+            }
+        }
+        for (channel, missed) in replays {
+            if sent[channel.name] == nil {
+                sent[channel.name] = channel.version
+                bytes += ServerSentEventFrame.event("\(channel.name).snapshot", id: currentID, data: channel.stateBytes)
+            } else {
+                for (version, patch) in missed {
+                    sent[channel.name] = version
+                    bytes += ServerSentEventFrame.event("\(channel.name).patch", id: currentID, data: patch)
+                }
+            }
+        }
+        sink.send(bytes)
+    }
+
+    func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: ServerSentEventChunk) {
+        writer?.change(channel.name) {
+            format == .patches
+                ? write(channel, at: version, event: "patch", data: patch)
+                : write(channel, at: version, event: "snapshot", data: channel.stateBytes)
+        }
+    }
+
+    func channelClosed(_ channel: StateChannel) {
+        writer?.end()
+    }
+
+    /// Writes the snapshot of the channel named `name` (the reader drained after a refused write).
+    private func writeSnapshot(_ name: String) -> Bool {
+        guard let channel = channels.first(where: { $0.name == name }) else { return false }
+        return write(channel, at: channel.version, event: "snapshot", data: channel.stateBytes)
+    }
+
+    /// Writes `channel`'s event that brings the client to `version`, with the id that says so; returns
+    /// whether the sink took it.
+    private func write(_ channel: StateChannel, at version: Int, event: String, data: [UInt8]) -> Bool {
+        guard let sink = writer?.sink else { return false }
+        let previous = sent[channel.name]
+        sent[channel.name] = version
+        // NB: a refused event never reaches the client: later ids must not claim its version.
+        guard sink.send(ServerSentEventFrame.event("\(channel.name).\(event)", id: currentID, data: data)) else {
+            sent[channel.name] = previous
+            return false
+        }
+        return true
+    }
+}

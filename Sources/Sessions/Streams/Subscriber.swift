@@ -1,0 +1,51 @@
+import EventLoop
+import EventStreams
+
+/// One single-channel stream (`GET /v1/sessions/{id}/{viewModel}/events`): the channel's pre-framed
+/// events, `id: N` being the version.
+@LoopActor
+final class Subscriber: ChannelObserver {
+    let format: StreamFormat
+    private weak var channel: StateChannel?
+    private var writer: EventStreamWriter?
+
+    /// Attaches a stream to `channel`: sends `retry`, then either the patches after `lastEventID` (when
+    /// still in the ring) or a snapshot, then every later change.
+    static func start(_ sink: any EventSink, channel: StateChannel, format: StreamFormat, lastEventID: Int?) {
+        let subscriber = Subscriber(channel: channel, format: format)
+        subscriber.writer = EventStreamWriter(sink: sink, parts: [channel.name]) { [weak subscriber] _ in
+            subscriber?.writeSnapshot() ?? false
+        }
+        channel.attach(subscriber, to: sink)
+        var first = ServerSentEventFrame.retry(milliseconds: channel.retryMilliseconds)
+        if let lastEventID, format == .patches, let missed = channel.patches(after: lastEventID) {
+            for (version, patch) in missed {
+                first.append(contentsOf: ServerSentEventFrame.event("patch", id: "\(version)", data: patch))
+            }
+        } else {
+            first.append(contentsOf: channel.snapshotEvent.bytes)
+        }
+        sink.send(first)
+    }
+
+    private init(channel: StateChannel, format: StreamFormat) {
+        self.channel = channel
+        self.format = format
+    }
+
+    func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: ServerSentEventChunk) {
+        writer?.change(channel.name) { [format] in
+            guard let sink = writer?.sink else { return false }
+            return sink.send(format == .patches ? patchEvent : channel.snapshotEvent)
+        }
+    }
+
+    func channelClosed(_ channel: StateChannel) {
+        writer?.end()
+    }
+
+    private func writeSnapshot() -> Bool {
+        guard let channel, let sink = writer?.sink else { return false }
+        return sink.send(channel.snapshotEvent)
+    }
+}
