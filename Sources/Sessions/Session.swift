@@ -125,11 +125,17 @@ public final class Session {
         return .object(object)
     }
 
+    /// Whether the session was closed because another process took it over.
+    public private(set) var wasHandedOver = false
+
     /// Cancels all in-flight work and ends every stream.
-    public func close() {
+    /// - Parameter handedOver: another process took the session over: versions not yet in the journal are
+    ///   dropped, never shown.
+    public func close(handedOver: Bool = false) {
         guard !isClosed else { return }
         isClosed = true
-        for slot in slots { slot.close() }
+        wasHandedOver = handedOver
+        for slot in slots { slot.close(abandoning: handedOver) }
         idempotencyKeys.removeAll()
         let waiters = durableWaiters
         durableWaiters.removeAll()

@@ -147,7 +147,7 @@ public final class SessionStore {
     /// Forgets a session another process took over: its streams end so their clients reconnect to the owner.
     public func handOver(_ id: String) {
         guard let session = sessions.removeValue(forKey: id) else { return }
-        session.close()
+        session.close(handedOver: true)
         onRemove?(session, "handed-over")
     }
 

@@ -65,7 +65,12 @@ public final class StateChannel {
         latestVersion = version
         self.replayCapacity = replayCapacity
         self.retryMilliseconds = retryMilliseconds
-        reported = initial
+        // NB: a state from the journal carries its `version`; the view model's own never does.
+        var unversioned = initial
+        if var fields = initial.objectValue, fields.removeValue(forKey: "version") != nil {
+            unversioned = .object(fields)
+        }
+        reported = unversioned
         state = Self.versioned(initial, version: version)
         stateBytes = state.serializedBytes
     }
@@ -174,6 +179,21 @@ public final class StateChannel {
     /// is committed first, so waiting requests answer.
     public func close() {
         commit(through: latestVersion)
+        endStreams()
+    }
+
+    /// Drops the versions still held and ends every stream: another process owns the view model now, and
+    /// what was held never reached its journal, so no client may see it.
+    public func abandon() {
+        held.removeAll()
+        latestVersion = version
+        let waiting = commitWaiters
+        commitWaiters.removeAll()
+        for (_, waiter) in waiting { waiter.resume() }
+        endStreams()
+    }
+
+    private func endStreams() {
         let current = observers.values
         observers.removeAll()
         for observer in current { observer.channelClosed(self) }

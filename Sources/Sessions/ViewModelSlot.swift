@@ -89,11 +89,13 @@ public final class ViewModelSlot {
     }
 
     /// Cancels the view model's work and ends its streams.
-    func close() {
+    /// - Parameter abandoning: drop held versions instead of committing them (the session was lost to
+    ///   another process).
+    func close(abandoning: Bool = false) {
         guard !isClosed else { return }
         isClosed = true
         model.shutdown()
-        channel.close()
+        if abandoning { channel.abandon() } else { channel.close() }
     }
 
     private func changed() {

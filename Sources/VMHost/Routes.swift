@@ -134,8 +134,17 @@ struct Routes {
         }
         return .deferred {
             await session.waitUntilDurable()
+            guard !session.wasHandedOver else { return Self.handedOver }
             return response()
         }
+    }
+
+    /// The answer to a command whose session another process took over before its change was durable: the
+    /// change is dropped; a retry reaches the owner.
+    static var handedOver: HTTPResponse {
+        var error = HTTPError.overloaded("the session moved to another node; retry the request")
+        error.headers.append(HTTPHeader("Retry-After", "1"))
+        return HTTPErrorResponder.apiJSON.response(for: error)
     }
 
     // MARK: Shared pieces
@@ -189,6 +198,7 @@ struct Routes {
             }
             timer.cancel()
             await session.waitUntilDurable()
+            guard !session.wasHandedOver else { return Self.handedOver }
             return .json(bytes: channel.stateBytes, headers: [HTTPHeader("Preference-Applied", "wait=\(wait)")])
         }
     }

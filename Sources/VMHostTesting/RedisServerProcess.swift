@@ -70,14 +70,18 @@ public final class RedisServerProcess: @unchecked Sendable {
         Glibc.kill(pid, signal)
         // NB: not `waitUntilExit()`: it waits on Foundation's run loop machinery, which hangs when called from
         // a cooperative-pool thread while the main thread is busy. Reap it ourselves (or see Foundation did).
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + (signal == SIGKILL ? .seconds(10) : .milliseconds(200))
         while ContinuousClock.now < deadline {
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid || (result == -1 && errno == ECHILD) { return }
             usleep(2_000)
         }
+        // NB: a SIGTERM can be ignored when the test process's disposition is inherited; a throwaway server
+        // needs no graceful exit.
         Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
     }
 
     private static func executable() throws -> String {

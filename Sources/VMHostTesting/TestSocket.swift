@@ -104,7 +104,7 @@ public final class TestSocket {
     }
 
     /// Reads one line ending in CRLF (or LF), without the terminator.
-    func readLine() throws -> String {
+    public func readLine() throws -> String {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 var line = Array(buffer[..<newline])

@@ -22,7 +22,18 @@ struct JournalTakeoverTests {
         defer { redis.stop() }
         let first = try await TestApplication.start { $0.redisURL = redis.url(); $0.nodeID = "first" }
         let second = try await TestApplication.start { $0.redisURL = redis.url(); $0.nodeID = "second" }
-        defer { Task { await first.stop(); await second.stop() } }
+        do {
+            try await Self.takeOver(first, second)
+        } catch {
+            await first.stop()
+            await second.stop()
+            throw error
+        }
+        await first.stop()
+        await second.stop()
+    }
+
+    static func takeOver(_ first: TestApplication, _ second: TestApplication) async throws {
         #expect(try await eventually { try await first.client.get("/healthz").json?["journal"] == "ok" })
         #expect(try await first.client.get("/healthz").header("X-VMHost-Node") == "first")
 
@@ -30,8 +41,9 @@ struct JournalTakeoverTests {
         try await Self.loadState(first, id)
         let before = try #require(try await first.client.get("/v1/sessions/\(id)").json)
         let searchVersion = try #require(before["search"]?["version"]?.intValue)
-        #expect(before["search"]?["results"]?["value"]?["photos"]?.arrayValue?.count == 100)
-        #expect(before["products"]?["items"]?.arrayValue?.count == 40)
+        #expect(before["search"]?["results"]?["value"]?["page"] == 2)
+        #expect(before["products"]?["page"] == 2)
+        #expect(before["search"]?["recentSearches"]?.arrayValue?.count == 1)
 
         // The second application has never seen the session: it takes it over from Redis.
         let taken = try await second.client.get("/v1/sessions/\(id)")
@@ -56,14 +68,18 @@ struct JournalTakeoverTests {
         #expect(patch.id == "\(searchVersion + 1)")
 
         // The first application lost the session: its next change is fenced off and it hands the session over.
-        let stale = try await first.client.post("/v1/sessions/\(id)/products/cancel")
-        #expect(stale.status == 200 || stale.status == 404)
+        let stale = try await first.client.post("/v1/sessions/\(id)/search/text", json: ["text": "stale"])
+        #expect(stale.status == 503, "the change was refused by the journal, never shown")
+        #expect(stale.header("Retry-After") == "1")
         #expect(try await eventually { try await first.client.get("/metrics").text.contains("vmhost_sessions_handed_over_total 1") })
         // …and the session, taken back by the first application, is the second's state.
         let back = try await first.client.get("/v1/sessions/\(id)")
         #expect(back.json?["search"]?["searchText"] == "puppies")
         #expect(back.json?["search"]?["version"]?.intValue == searchVersion + 1)
-        stream.close()
+        // The second application lost it in turn: its next change is refused and its stream ends.
+        let refused = try await second.client.post("/v1/sessions/\(id)/search/text", json: ["text": "late"])
+        #expect(refused.status == 503)
+        #expect(try await stream.hasEnded(), "the stream of a handed-over session ends, so its client reconnects")
     }
 
     @Test func anUnknownIdIsNotFoundAndCorruptDataIsMissing() async throws {
@@ -75,6 +91,29 @@ struct JournalTakeoverTests {
             let unknown = try await app.client.get("/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA")
             #expect(unknown.status == 404)
             #expect(unknown.json?["error"]?["code"] == "session_not_found")
+
+            // A record that is not ours (garbage, or a foreign shape) is logged and treated as missing.
+            for (index, entry) in ["not json", #"{"version": "x"}"#, #"{"version": 3, "state": {}, "snapshot": 7}"#].enumerated() {
+                let id = String(repeating: "B", count: 21) + "\(index)"
+                try redis.command(["HSET", "vmhost:{\(id)}", "owner", "elsewhere/1", "vm:search", entry])
+                let corrupt = try await app.client.get("/v1/sessions/\(id)")
+                #expect(corrupt.status == 404, "\(entry)")
+                #expect(corrupt.json?["error"]?["code"] == "session_not_found")
+            }
+            #expect(try await app.client.get("/healthz").status == 200, "still serving")
         }
+    }
+}
+
+extension RedisServerProcess {
+    /// Sends one command in RESP over a fresh connection and returns the first reply line.
+    @discardableResult
+    func command(_ arguments: [String]) throws -> String {
+        let socket = try TestSocket(port: port, timeoutSeconds: 5)
+        defer { socket.close() }
+        var text = "*\(arguments.count)\r\n"
+        for argument in arguments { text += "$\(argument.utf8.count)\r\n\(argument)\r\n" }
+        try socket.write(text)
+        return try socket.readLine()
     }
 }
