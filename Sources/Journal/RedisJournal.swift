@@ -180,6 +180,7 @@ public final class RedisJournal: SessionJournal {
         guard !isStopped else { return }
         if dirty.isEmpty { dirtySince = ContinuousClock.now }
         dirty[session.id] = session
+        session.isQueuedForJournal = true
         if !flushTimer.isScheduled { flushTimer.schedule(after: .zero) }
     }
 
@@ -189,9 +190,11 @@ public final class RedisJournal: SessionJournal {
         dirty.removeAll()
         dirtySince = nil
         for session in sessions.values {
+            session.isQueuedForJournal = false
             if session.isClosed { continue }
             if session.isBeingJournaled {
-                // NB: written again when the write in flight ends.
+                // NB: written again when the write in flight ends (it checks for changes made meanwhile).
+                session.isQueuedForJournal = true
                 continue
             }
             write(session)
@@ -298,12 +301,11 @@ public final class RedisJournal: SessionJournal {
             logger.warning("journal write failed", metadata: ["session": "\(session.id)", "error": "\(error)"])
             degrade(session)
         }
+        let more = session.isQueuedForJournal || !session.unjournaledAnswers.isEmpty
+            || session.slots.contains(where: { $0.channel.latestVersion != $0.channel.version })
+        session.isQueuedForJournal = false
         session.journalWriteEnded()
-        if !session.isClosed, session.slots.contains(where: { $0.channel.latestVersion != $0.channel.version })
-            || !session.unjournaledAnswers.isEmpty
-        {
-            markDirty(session)
-        }
+        if !session.isClosed, more { markDirty(session) }
     }
 
     /// Serves `session` from memory: its held versions go out now, and it is written in full once Redis is back.

@@ -24,6 +24,8 @@ public final class Session {
     public var unjournaledAnswers: [(key: String, fingerprint: [UInt8], answer: IdempotentAnswer)] = []
     /// Whether the journal is writing this session now.
     public var isBeingJournaled = false
+    /// Whether the journal has a write of this session queued for its next batch.
+    public var isQueuedForJournal = false
     private var durableWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Creates a session hosting one view model of each registration.
@@ -82,7 +84,7 @@ public final class Session {
 
     /// Whether anything of the session is not yet in the journal.
     public var hasUnjournaledChanges: Bool {
-        isBeingJournaled || !unjournaledAnswers.isEmpty || slots.contains { $0.channel.latestVersion != $0.channel.version }
+        isBeingJournaled || isQueuedForJournal || !unjournaledAnswers.isEmpty || slots.contains { $0.channel.latestVersion != $0.channel.version }
     }
 
     /// Returns once everything changed so far is in the journal (or the journal gave up on it): what a
