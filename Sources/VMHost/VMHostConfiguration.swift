@@ -74,7 +74,7 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible, Equa
 
 extension VMHostConfiguration {
     /// Every setting by its config-file key, with its environment variable and whether it is an integer.
-    static let settings: [(key: String, environment: String)] = [
+    package static let settings: [(key: String, environment: String)] = [
         ("host", "VMHOST_HOST"), ("port", "VMHOST_PORT"), ("flickrUrl", "VMHOST_FLICKR_URL"),
         ("flickrApiKey", "FLICKR_API_KEY"), ("productsUrl", "VMHOST_PRODUCTS_URL"),
         ("productsFormat", "VMHOST_PRODUCTS_FORMAT"), ("productsPageSize", "VMHOST_PRODUCTS_PAGE_SIZE"),
