@@ -201,6 +201,9 @@ public final class RedisJournal: SessionJournal {
     private func write(_ session: Session) {
         let full = needsFullWrite[session.id] != nil
         guard client.isAvailable else {
+            // NB: a write that cannot be made is a failed write (the metric operators watch): the session is
+            // served from memory and written in full once Redis is back.
+            statistics.writeFailures += 1
             degrade(session)
             return
         }
