@@ -93,7 +93,9 @@ public final class RedisJournal: SessionJournal {
 
     // MARK: SessionJournal
 
-    public var holdsVersions: Bool { client.isAvailable && !isStopped }
+    /// NB: still true once the sessions are released (a drain): what changes then is never written, so it must
+    /// stay held, never shown, and be dropped when the sessions close; the next owner runs that work again.
+    public var holdsVersions: Bool { client.isAvailable }
 
     public func sessionChanged(_ session: Session) {
         markDirty(session)

@@ -19,6 +19,8 @@ struct DurableSessionProcessTests {
         case killWhileBusy
         /// SIGTERM while loads are in flight: the process releases its sessions.
         case terminate
+        /// SIGTERM while commands keep arriving and loads keep ending.
+        case terminateWhileBusy
         /// SIGKILL, then `redis-server` killed and restarted (with its append-only file) before the takeover.
         case killAndRestartRedis
         var testDescription: String { rawValue }
@@ -100,7 +102,7 @@ struct DurableSessionProcessTests {
         }, "the clients see the loads in flight")
 
         var busy: Task<Void, Never>?
-        if ending == .killWhileBusy {
+        if ending == .killWhileBusy || ending == .terminateWhileBusy {
             // Every session gets commands back to back while loads end after 20 ms; the kill lands mid-stream.
             await upstream.setLatency(.milliseconds(20))
             let eventsBefore = clients.map(\.current.events)
@@ -118,7 +120,7 @@ struct DurableSessionProcessTests {
         switch ending {
         case .kill, .killAndRestartRedis, .killWhileBusy:
             try await first.stop(SIGKILL)
-        case .terminate:
+        case .terminate, .terminateWhileBusy:
             #expect(try await first.stop(SIGTERM) == 0)
         }
         await busy?.value
@@ -140,7 +142,7 @@ struct DurableSessionProcessTests {
             for (name, state) in seen.states {
                 let version = try #require(state["version"]?.intValue)
                 let now = try #require(resource[name]?["version"]?.intValue)
-                if name == slowViewModel(index) || ending == .killWhileBusy {
+                if name == slowViewModel(index) || ending == .killWhileBusy || ending == .terminateWhileBusy {
                     // A load in flight may have ended since; a write Redis acknowledged may not have reached
                     // the client before the kill. Never an older version, never another state for the same one.
                     #expect(now >= version, "\(name) of \(client.id)")
@@ -157,7 +159,7 @@ struct DurableSessionProcessTests {
                 return resource?.isLoadingAnything == false && client.matches(resource)
             }
         }, "the loads that were in flight ended, and every resumed stream reached the state GET shows")
-        for (index, session) in sessions.enumerated() where ending != .killWhileBusy {
+        for (index, session) in sessions.enumerated() where ending != .killWhileBusy && ending != .terminateWhileBusy {
             let state = try #require(try await second.client.get("/v1/sessions/\(session.client.id)").json)
             #expect(state["search"]?["results"]?["status"] == "loaded")
             #expect(state["products"]?["lastError"] == .null)
