@@ -77,9 +77,10 @@ struct DurableSessionProcessTests {
             try await Self.prepare(index, on: first)
         }
         let clients = sessions.map(\.client)
-        #expect(try await eventually(timeout: .seconds(20)) {
-            try await allSatisfy(clients) { $0.matches(try await first.client.get("/v1/sessions/\($0.id)").json) }
-        }, "every client applied every change it was sent")
+        #expect(
+            try await eventually(timeout: .seconds(20)) {
+                try await allSatisfy(clients) { $0.matches(try await first.client.get("/v1/sessions/\($0.id)").json) }
+            }, "every client applied every change it was sent")
 
         // The last command of some sessions is a load that is in flight when the first process goes away.
         await upstream.setLatency(.seconds(30))
@@ -88,18 +89,23 @@ struct DurableSessionProcessTests {
             let path = "/v1/sessions/\(session.client.id)/"
             let response: TestHTTPResponse
             switch slow {
-            case "search": response = try await first.client.post(path + "search/execute", json: ["text": .string("slow \(index)")])
+            case "search":
+                response = try await first.client.post(
+                    path + "search/execute", json: ["text": .string("slow \(index)")])
             case "products": response = try await first.client.post(path + "products/load-more")
-            default: response = try await first.client.post(path + "photo/open", json: ["photoId": .string(session.photos[1])])
+            default:
+                response = try await first.client.post(
+                    path + "photo/open", json: ["photoId": .string(session.photos[1])])
             }
             #expect(response.status == 202, "\(slow): \(response.text)")
         }
-        #expect(try await eventually(timeout: .seconds(20)) {
-            sessions.indices.allSatisfy { index in
-                guard let slow = slowViewModel(index) else { return true }
-                return clients[index].current.states[slow]?.isLoadingAnything == true
-            }
-        }, "the clients see the loads in flight")
+        #expect(
+            try await eventually(timeout: .seconds(20)) {
+                sessions.indices.allSatisfy { index in
+                    guard let slow = slowViewModel(index) else { return true }
+                    return clients[index].current.states[slow]?.isLoadingAnything == true
+                }
+            }, "the clients see the loads in flight")
 
         var busy: Task<Void, Never>?
         if ending == .killWhileBusy || ending == .terminateWhileBusy {
@@ -113,9 +119,10 @@ struct DurableSessionProcessTests {
                     }
                 }
             }
-            #expect(try await eventually {
-                zip(clients, eventsBefore).allSatisfy { $0.current.events >= $1 + 6 }
-            }, "every stream is busy")
+            #expect(
+                try await eventually {
+                    zip(clients, eventsBefore).allSatisfy { $0.current.events >= $1 + 6 }
+                }, "every stream is busy")
         }
         switch ending {
         case .kill, .killAndRestartRedis, .killWhileBusy:
@@ -124,7 +131,8 @@ struct DurableSessionProcessTests {
             #expect(try await first.stop(SIGTERM) == 0)
         }
         await busy?.value
-        #expect(try await eventually { clients.allSatisfy { $0.current.ended } }, "every stream of the first process ended")
+        #expect(
+            try await eventually { clients.allSatisfy { $0.current.ended } }, "every stream of the first process ended")
         if ending == .killAndRestartRedis {
             try await redis.restart()
             #expect(try await second.journalBecomes("ok"))
@@ -155,12 +163,13 @@ struct DurableSessionProcessTests {
             }
             if index % 2 == 0 { try await client.follow(port: second.port) }
         }
-        #expect(try await eventually(timeout: .seconds(30)) {
-            try await allSatisfy(clients) { client in
-                let resource = try await second.client.get("/v1/sessions/\(client.id)").json
-                return resource?.isLoadingAnything == false && client.matches(resource)
-            }
-        }, "the loads that were in flight ended, and every resumed stream reached the state GET shows")
+        #expect(
+            try await eventually(timeout: .seconds(30)) {
+                try await allSatisfy(clients) { client in
+                    let resource = try await second.client.get("/v1/sessions/\(client.id)").json
+                    return resource?.isLoadingAnything == false && client.matches(resource)
+                }
+            }, "the loads that were in flight ended, and every resumed stream reached the state GET shows")
         for (index, session) in sessions.enumerated() where ending != .killWhileBusy && ending != .terminateWhileBusy {
             let state = try #require(try await second.client.get("/v1/sessions/\(session.client.id)").json)
             #expect(state["search"]?["results"]?["status"] == "loaded")
@@ -180,9 +189,10 @@ struct DurableSessionProcessTests {
             #expect(text.status == 200)
             #expect(text.json?["version"]?.intValue == before.map { $0 + 1 })
         }
-        #expect(try await eventually(timeout: .seconds(20)) {
-            try await allSatisfy(clients) { $0.matches(try await second.client.get("/v1/sessions/\($0.id)").json) }
-        })
+        #expect(
+            try await eventually(timeout: .seconds(20)) {
+                try await allSatisfy(clients) { $0.matches(try await second.client.get("/v1/sessions/\($0.id)").json) }
+            })
         #expect(try await second.metric("vmhost_sessions_taken_over_total") == Double(count))
         for client in clients {
             #expect(client.current.problems.isEmpty, "\(client.current.problems)")
@@ -217,23 +227,33 @@ struct DurableSessionProcessTests {
         try await client.follow(port: node.port)
         let path = "/v1/sessions/\(id)/"
         let http = node.client
-        #expect(try await http.post(path + "search/execute", json: ["text": .string("kittens \(index)")], headers: Self.wait).status == 200)
-        #expect(try await http.post(path + "search/execute", json: ["text": .string("aurora \(index)")], headers: Self.wait).status == 200)
+        #expect(
+            try await http.post(
+                path + "search/execute", json: ["text": .string("kittens \(index)")], headers: Self.wait
+            ).status == 200)
+        #expect(
+            try await http.post(path + "search/execute", json: ["text": .string("aurora \(index)")], headers: Self.wait)
+                .status == 200)
         let search = try await http.post(path + "search/load-more", headers: Self.wait)
         #expect(search.status == 200)
-        let photos = (search.json?["results"]?["value"]?["photos"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+        let photos = (search.json?["results"]?["value"]?["photos"]?.arrayValue ?? []).compactMap {
+            $0["id"]?.stringValue
+        }
         #expect(photos.count > 3)
         guard photos.count > 3 else { throw TestClientError("no photos for \(id)") }
         if index % 2 == 0 {
             let visible = try await http.post(
-                path + "search/visible", json: ["photoIds": .array(photos.prefix(3).map { .string($0) })], headers: Self.wait)
+                path + "search/visible", json: ["photoIds": .array(photos.prefix(3).map { .string($0) })],
+                headers: Self.wait)
             #expect(visible.status == 200)
             #expect(visible.json?["results"]?["value"]?["photos"]?[0]?["favorites"]?.intValue != nil)
         }
         #expect(try await http.post(path + "products/refresh", headers: Self.wait).status == 200)
         #expect(try await http.post(path + "products/load-more", headers: Self.wait).status == 200)
         if index % 3 == 0 {
-            #expect(try await http.post(path + "photo/open", json: ["photoId": .string(photos[0])], headers: Self.wait).status == 200)
+            #expect(
+                try await http.post(path + "photo/open", json: ["photoId": .string(photos[0])], headers: Self.wait)
+                    .status == 200)
         }
         return Prepared(client: client, photos: photos)
     }

@@ -9,7 +9,9 @@ import Glibc
 /// A real vmhost process whose `redis-server` is down at start, comes up, is killed and restarted, and hangs
 /// (SIGSTOP): the process serves every request from memory throughout, a client stream keeps receiving the
 /// patches of the commands sent, and the journal catches up each time Redis is back.
-@Suite("Journal: Redis faults under a running process", .serialized, .enabled(if: access(ExecutableTests.binary, X_OK) == 0))
+@Suite(
+    "Journal: Redis faults under a running process", .serialized,
+    .enabled(if: access(ExecutableTests.binary, X_OK) == 0))
 struct JournalFaultTests {
     static let wait = [("Prefer", "wait=10")]
 
@@ -18,10 +20,13 @@ struct JournalFaultTests {
         _ node: VMHostNode, _ client: DurableSessionClient, to text: String, within limit: Duration = .seconds(5)
     ) async throws {
         let started = ContinuousClock.now
-        let response = try await node.client.post("/v1/sessions/\(client.id)/search/text", json: ["text": .string(text)])
+        let response = try await node.client.post(
+            "/v1/sessions/\(client.id)/search/text", json: ["text": .string(text)])
         #expect(response.status == 200, "\(text): \(response.text)")
         #expect(ContinuousClock.now - started < limit, "\(text) answered in time")
-        #expect(try await eventually { client.current.states["search"]?["searchText"] == .string(text) }, "\(text) streamed")
+        #expect(
+            try await eventually { client.current.states["search"]?["searchText"] == .string(text) }, "\(text) streamed"
+        )
     }
 
     /// Whether Redis holds the session with `text` as its search text.
@@ -34,7 +39,8 @@ struct JournalFaultTests {
         let upstream = try await SharedUpstream()
         let redis = try RedisServerProcess()
         defer { redis.kill() }
-        var node = try await VMHostNode.start("first", redis: redis, upstream: upstream.baseURL, redisTimeoutMilliseconds: 300)
+        var node = try await VMHostNode.start(
+            "first", redis: redis, upstream: upstream.baseURL, redisTimeoutMilliseconds: 300)
         defer { node.process.signal(SIGKILL) }
 
         // Redis down at start: served from memory, reported.
@@ -42,10 +48,15 @@ struct JournalFaultTests {
         let id = try await node.createSession()
         let client = DurableSessionClient(id: id)
         try await client.follow(port: node.port)
-        #expect(try await node.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: Self.wait).status == 200)
+        #expect(
+            try await node.client.post(
+                "/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: Self.wait
+            ).status == 200)
         try await Self.change(node, client, to: "while away")
         #expect(try await node.metric("vmhost_journal_available") == 0)
-        #expect(try await eventually { try await node.metric("vmhost_journal_write_failures_total") > 0 }, "writes that could not be made are counted")
+        #expect(
+            try await eventually { try await node.metric("vmhost_journal_write_failures_total") > 0 },
+            "writes that could not be made are counted")
 
         // Redis comes up: the journal catches up, and the session is durable (another process continues it).
         try await redis.start()
@@ -55,7 +66,8 @@ struct JournalFaultTests {
         let seen = try #require(try await node.client.get("/v1/sessions/\(id)").json)
         try await node.stop(SIGKILL)
         #expect(try await eventually { client.current.ended })
-        node = try await VMHostNode.start("second", redis: redis, upstream: upstream.baseURL, redisTimeoutMilliseconds: 300)
+        node = try await VMHostNode.start(
+            "second", redis: redis, upstream: upstream.baseURL, redisTimeoutMilliseconds: 300)
         #expect(try await node.journalBecomes("ok"))
         let taken = try await node.client.get("/v1/sessions/\(id)")
         #expect(taken.status == 200)
@@ -82,10 +94,13 @@ struct JournalFaultTests {
         #expect(try await node.journalBecomes("unavailable"))
         try await Self.change(node, client, to: "hung and unavailable", within: .seconds(2))
         #expect(try await eventually { try await node.metric("vmhost_journal_write_failures_total") > failuresBefore })
-        #expect(try await node.client.get("/v1/sessions/\(id)").json?["search"]?["searchText"] == "hung and unavailable")
+        #expect(
+            try await node.client.get("/v1/sessions/\(id)").json?["search"]?["searchText"] == "hung and unavailable")
         redis.resume()
         #expect(try await node.journalBecomes("ok"))
-        #expect(try await eventually { Self.isDurable(redis, id, text: "hung and unavailable") }, "caught up after the hang")
+        #expect(
+            try await eventually { Self.isDurable(redis, id, text: "hung and unavailable") }, "caught up after the hang"
+        )
         let writesBefore = try await node.metric("vmhost_journal_writes_total")
         try await Self.change(node, client, to: "all well")
         #expect(try await eventually { Self.isDurable(redis, id, text: "all well") })
