@@ -93,7 +93,9 @@ public final class RedisJournal: SessionJournal {
 
     // MARK: SessionJournal
 
-    public var holdsVersions: Bool { client.isAvailable && !isStopped }
+    /// NB: still true once the sessions are released (a drain): what changes then is never written, so it must
+    /// stay held, never shown, and be dropped when the sessions close; the next owner runs that work again.
+    public var holdsVersions: Bool { client.isAvailable }
 
     public func sessionChanged(_ session: Session) {
         markDirty(session)
@@ -150,9 +152,12 @@ public final class RedisJournal: SessionJournal {
 
     /// Writes everything pending, then gives up every session held here, so any process may take them over
     /// at once (a drain). Returns when Redis answered or failed.
-    public func releaseAll() async {
+    /// - Parameter limit: how long to wait for the sessions to be durable. Sessions that keep changing (a
+    ///   steady stream of commands) may never be all written at one instant; what is still held after the
+    ///   limit is dropped when the sessions close, never shown, and the next owner runs that work again.
+    public func releaseAll(limit: Duration = .seconds(3)) async {
         flush()
-        for session in store.all { await session.waitUntilDurable() }
+        await waitUntilDurable(store.all, limit: limit)
         isStopped = true
         // NB: sent back to back, so they are pipelined; then each reply is awaited in order.
         let token = Array(owner.utf8)
@@ -164,6 +169,22 @@ public final class RedisJournal: SessionJournal {
             }
         }
         for release in releases where await release.value { statistics.handovers += 1 }
+    }
+
+    /// Returns once every session of `sessions` is durable, or after `limit`.
+    private func waitUntilDurable(_ sessions: [Session], limit: Duration) async {
+        let wait = DrainWait()
+        let timer = LoopTimer { wait.finish() }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            wait.continuation = continuation
+            timer.schedule(after: limit)
+            Task { @LoopActor in
+                // NB: outlives a timed-out wait until the sessions close (closing releases their waiters).
+                for session in sessions { await session.waitUntilDurable() }
+                wait.finish()
+            }
+        }
+        timer.cancel()
     }
 
     /// Stops the timers and the client.
@@ -204,6 +225,9 @@ public final class RedisJournal: SessionJournal {
     private func write(_ session: Session) {
         let full = needsFullWrite[session.id] != nil
         guard client.isAvailable else {
+            // NB: a write that cannot be made is a failed write (the metric operators watch): the session is
+            // served from memory and written in full once Redis is back.
+            statistics.writeFailures += 1
             degrade(session)
             return
         }
@@ -373,5 +397,16 @@ public final class RedisJournal: SessionJournal {
             scriptHashes[script] = hash
         }
         return reply
+    }
+}
+
+/// One wait of a drain, ended by whichever comes first: every session durable, or the limit.
+@LoopActor
+private final class DrainWait {
+    var continuation: CheckedContinuation<Void, Never>?
+
+    func finish() {
+        continuation?.resume()
+        continuation = nil
     }
 }

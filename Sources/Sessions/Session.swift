@@ -127,17 +127,22 @@ public final class Session {
         return .object(object)
     }
 
-    /// Whether the session was closed because another process took it over.
+    /// Whether the session was closed because another process took it over, or closed with changes the journal
+    /// never got (they were dropped: a request waiting for them answers that it should be retried).
     public private(set) var wasHandedOver = false
 
     /// Cancels all in-flight work and ends every stream.
-    /// - Parameter handedOver: another process took the session over: versions not yet in the journal are
-    ///   dropped, never shown.
+    ///
+    /// Versions still held for the journal are dropped, never shown: they are not durable, and another process
+    /// may continue the session from the journal (after a drain, which released it) and reuse their numbers.
+    /// - Parameter handedOver: another process took the session over.
     public func close(handedOver: Bool = false) {
         guard !isClosed else { return }
         isClosed = true
-        wasHandedOver = handedOver
-        for slot in slots { slot.close(abandoning: handedOver) }
+        let abandoning = handedOver || journal?.holdsVersions == true
+        let dropsVersions = abandoning && slots.contains { $0.channel.latestVersion != $0.channel.version }
+        wasHandedOver = handedOver || dropsVersions
+        for slot in slots { slot.close(abandoning: abandoning) }
         idempotencyKeys.removeAll()
         let waiters = durableWaiters
         durableWaiters.removeAll()

@@ -4,20 +4,36 @@ import Foundation
 import Glibc
 #endif
 
-/// A throwaway `redis-server` on a loopback port, for tests: no persistence, killed when released.
+/// A throwaway `redis-server` on a loopback port, for tests: no persistence (unless ``persistent``), killed when
+/// released.
 ///
 /// `@unchecked Sendable`: a test drives it from one task at a time.
 public final class RedisServerProcess: @unchecked Sendable {
     /// The port the server listens on; it stays the same across ``restart()``.
     public let port: Int
+    /// Whether every write is in an append-only file synced before the reply (`appendfsync always`), so the
+    /// data survives a SIGKILL and a restart of the server.
+    public let persistent: Bool
+    private let directory: String
     private var process: Process?
 
     /// Picks a free loopback port (or takes `port`) without starting anything.
-    public init(port: Int? = nil) throws {
+    /// - Parameter persistent: keep the data across ``restart()`` (in a directory of its own, removed on release).
+    public init(port: Int? = nil, persistent: Bool = false) throws {
         self.port = try port ?? TestListener.closedPort()
+        self.persistent = persistent
+        if persistent {
+            directory = NSTemporaryDirectory() + "redis-\(getpid())-\(self.port)-\(UInt32.random(in: 0...UInt32.max))"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } else {
+            directory = NSTemporaryDirectory()
+        }
     }
 
-    deinit { kill() }
+    deinit {
+        kill()
+        if persistent { try? FileManager.default.removeItem(atPath: directory) }
+    }
 
     /// The server's process id while it runs.
     public var pid: Int32? {
@@ -35,9 +51,8 @@ public final class RedisServerProcess: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Self.executable())
         process.arguments = [
-            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-            "--daemonize", "no", "--dir", NSTemporaryDirectory(),
-        ]
+            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no", "--dir", directory,
+        ] + (persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -57,7 +72,17 @@ public final class RedisServerProcess: @unchecked Sendable {
     /// Kills the server with SIGKILL (no goodbye to its clients' sockets beyond the kernel's) and waits.
     public func kill() { signalAndWait(SIGKILL) }
 
-    /// Kills the server and starts a fresh one on the same port.
+    /// Suspends the server (SIGSTOP): it keeps its connections and answers nothing, as a hung server.
+    public func suspend() {
+        if let pid { Glibc.kill(pid, SIGSTOP) }
+    }
+
+    /// Resumes a suspended server (SIGCONT).
+    public func resume() {
+        if let pid { Glibc.kill(pid, SIGCONT) }
+    }
+
+    /// Kills the server and starts a fresh one on the same port (empty, unless ``persistent``).
     public func restart(timeout: Duration = .seconds(10)) async throws {
         kill()
         try await start(timeout: timeout)

@@ -172,6 +172,14 @@ final class SpawnedProcess: @unchecked Sendable {
         if let standardError {
             posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
+        // NB: the child must not inherit the sockets other tests of this process have open (they are not
+        // close-on-exec): a socket held by a child stays open when its test closes it, and its peer never
+        // sees the close.
+        // (glibc 2.34 has the action, but its header declares it only with _GNU_SOURCE: looked up at run time.)
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        }
         let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
         guard result == 0 else { throw TestClientError("posix_spawn failed: \(result)") }
         self.pid = pid
