@@ -1,6 +1,7 @@
 import EventLoop
 import HTTPClient
 import JSON
+import Services
 
 /// Fetches a URL and parses the body as JSON, classifying every failure as an ``UpstreamError``.
 ///

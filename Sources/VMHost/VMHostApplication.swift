@@ -5,6 +5,7 @@ import HTTPServer
 import Journal
 import Logging
 import Redis
+import Services
 import Sessions
 import Upstreams
 import ViewModels
