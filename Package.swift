@@ -94,8 +94,10 @@ let package = Package(
             ]
         ),
 
-        // Test support: a small socket HTTP/SSE client that is not ours-on-the-server-side.
-        .target(name: "VMHostTesting", dependencies: ["JSON"]),
+        // Test support: a small socket HTTP/SSE client that is not ours-on-the-server-side, and a gzip inflater
+        // (CZlibTesting: the server only compresses).
+        .target(name: "CZlibTesting", dependencies: ["CZlib"]),
+        .target(name: "VMHostTesting", dependencies: ["CZlib", "CZlibTesting", "JSON"]),
 
         .testTarget(name: "JSONTests", dependencies: ["JSON", "VMHostTesting"]),
         .testTarget(name: "JSONPatchTests", dependencies: ["JSON", "JSONPatch", "VMHostTesting"]),
@@ -120,7 +122,7 @@ let package = Package(
             name: "VMHostTests",
             dependencies: [
                 "VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "EventStreams",
-                "HTTPServer", "CZlib", "ViewModels",
+                "HTTPServer", "ViewModels",
             ]
         ),
     ]
