@@ -10,7 +10,8 @@ import Services
 /// - Throws: `CancellationError` when the task was cancelled (the transfer is aborted), otherwise
 ///   ``UpstreamError`` (`network`, `upstream` for a non-2xx status, `decoding` for a body that is not JSON).
 @LoopActor
-public func fetchJSON(_ url: String, fetcher: SharedFetcher, service: String, cacheable: Bool) async throws -> JSONValue {
+public func fetchJSON(_ url: String, fetcher: SharedFetcher, service: String, cacheable: Bool) async throws -> JSONValue
+{
     let response: HTTPClientResponse
     do {
         response = try await fetcher.get(url, headers: [("Accept", "application/json")], cacheable: cacheable)

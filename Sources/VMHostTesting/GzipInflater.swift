@@ -34,7 +34,9 @@ public final class GzipInflater {
                     ended = true
                     break
                 }
-                guard status == Z_OK || status == Z_BUF_ERROR else { throw TestClientError("inflate failed: \(status)") }
+                guard status == Z_OK || status == Z_BUF_ERROR else {
+                    throw TestClientError("inflate failed: \(status)")
+                }
             } while stream.avail_out == 0 || stream.avail_in > 0
             stream.next_in = nil
             stream.next_out = nil
