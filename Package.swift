@@ -54,8 +54,12 @@ let package = Package(
         ),
 
         // Domain.
-        .target(name: "Upstreams", dependencies: ["EventLoop", "HTTPClient", "JSON"]),
-        .target(name: "ViewModels", dependencies: ["EventLoop", "JSON", "Upstreams"]),
+        // The upstream service interfaces, their values and the display formatting of cells: what view models
+        // need, without libcurl.
+        .target(name: "Services", dependencies: ["EventLoop", "JSON"]),
+        // The live services over curl.
+        .target(name: "Upstreams", dependencies: ["EventLoop", "HTTPClient", "JSON", "Services"]),
+        .target(name: "ViewModels", dependencies: ["EventLoop", "JSON", "Services"]),
         .target(name: "Sessions", dependencies: ["EventLoop", "EventStreams", "JSON", "JSONPatch", "ViewModels"]),
         .target(name: "FakeUpstream", dependencies: ["EventLoop", "HTTPServer", "JSON"]),
 
@@ -63,7 +67,7 @@ let package = Package(
         .target(
             name: "VMHost",
             dependencies: [
-                "EventLoop", "HTTPServer", "HTTPClient", "JSON", "Upstreams", "ViewModels", "Sessions",
+                "EventLoop", "HTTPServer", "HTTPClient", "JSON", "Services", "Upstreams", "ViewModels", "Sessions",
                 "FakeUpstream", "Journal", "Redis",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -90,8 +94,10 @@ let package = Package(
             ]
         ),
 
-        // Test support: a small socket HTTP/SSE client that is not ours-on-the-server-side.
-        .target(name: "VMHostTesting", dependencies: ["JSON"]),
+        // Test support: a small socket HTTP/SSE client that is not ours-on-the-server-side, and a gzip inflater
+        // (CZlibTesting: the server only compresses).
+        .target(name: "CZlibTesting", dependencies: ["CZlib"]),
+        .target(name: "VMHostTesting", dependencies: ["CZlib", "CZlibTesting", "JSON"]),
 
         .testTarget(name: "JSONTests", dependencies: ["JSON", "VMHostTesting"]),
         .testTarget(name: "JSONPatchTests", dependencies: ["JSON", "JSONPatch", "VMHostTesting"]),
@@ -102,19 +108,21 @@ let package = Package(
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "VMHostTesting"]),
         .testTarget(
             name: "UpstreamsTests",
-            dependencies: ["Upstreams", "FakeUpstream", "HTTPClient", "EventLoop", "JSON", "VMHostTesting"]
+            dependencies: ["Upstreams", "Services", "FakeUpstream", "HTTPClient", "EventLoop", "JSON", "VMHostTesting"]
         ),
+        .testTarget(name: "ServicesTests", dependencies: ["Services"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "EventLoop", "VMHostTesting"]),
         .testTarget(
             name: "SessionsTests",
-            dependencies: ["Sessions", "EventStreams", "ViewModels", "Upstreams", "EventLoop", "JSON", "JSONPatch"]
+            dependencies: ["Sessions", "EventStreams", "ViewModels", "Services", "EventLoop", "JSON", "JSONPatch"]
         ),
-        .testTarget(name: "ViewModelTests", dependencies: ["ViewModels", "Upstreams", "EventLoop", "JSON"]),
+        // NB: no Upstreams (and so no HTTPClient or libcurl): view models are tested against fake services.
+        .testTarget(name: "ViewModelTests", dependencies: ["ViewModels", "Services", "EventLoop", "JSON"]),
         .testTarget(
             name: "VMHostTests",
             dependencies: [
                 "VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "EventStreams",
-                "HTTPServer", "CZlib", "ViewModels",
+                "HTTPServer", "ViewModels",
             ]
         ),
     ]

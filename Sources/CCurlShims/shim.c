@@ -30,9 +30,6 @@ CURLcode vmh_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) {
 CURLcode vmh_curl_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value) {
     return curl_easy_getinfo(easy, info, value);
 }
-CURLcode vmh_curl_easy_getinfo_double(CURL *easy, CURLINFO info, double *value) {
-    return curl_easy_getinfo(easy, info, value);
-}
 
 CURLMcode vmh_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
@@ -55,8 +52,6 @@ CURLcode vmh_curl_msg_result(const CURLMsg *message) {
 const curl_socket_t vmh_curl_socket_timeout = CURL_SOCKET_TIMEOUT;
 const int vmh_curl_poll_in = CURL_POLL_IN;
 const int vmh_curl_poll_out = CURL_POLL_OUT;
-const int vmh_curl_poll_inout = CURL_POLL_INOUT;
 const int vmh_curl_poll_remove = CURL_POLL_REMOVE;
 const int vmh_curl_cselect_in = CURL_CSELECT_IN;
 const int vmh_curl_cselect_out = CURL_CSELECT_OUT;
-const int vmh_curl_cselect_err = CURL_CSELECT_ERR;

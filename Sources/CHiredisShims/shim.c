@@ -74,7 +74,6 @@ const redisReply *vmh_redis_reply_element(const redisReply *reply, size_t index)
 }
 
 const int vmh_redis_ok = REDIS_OK;
-const int vmh_redis_err = REDIS_ERR;
 const int vmh_redis_reply_type_string = REDIS_REPLY_STRING;
 const int vmh_redis_reply_type_array = REDIS_REPLY_ARRAY;
 const int vmh_redis_reply_type_integer = REDIS_REPLY_INTEGER;

@@ -8,9 +8,4 @@ static inline int vmh_deflate_init_raw(z_stream *stream, int level, int memLevel
     return deflateInit2(stream, level, Z_DEFLATED, -15, memLevel, Z_DEFAULT_STRATEGY);
 }
 
-/// inflateInit2 for gzip input (windowBits 15 + 16), for tests and tools.
-static inline int vmh_inflate_init_gzip(z_stream *stream) {
-    return inflateInit2(stream, 15 + 16);
-}
-
 #endif

@@ -21,9 +21,6 @@ public final class EventStreamWriter {
         sink.onDrain = { [weak self] in self?.drained() }
     }
 
-    /// Whether `part` waits for its snapshot.
-    public func isStale(_ part: String) -> Bool { machine.stale.contains(part) }
-
     /// Whether the stream has ended.
     public var isEnded: Bool { machine.isEnded }
 

@@ -45,9 +45,6 @@ public final class ServerSentEventStream: EventSink {
         return evbuffer_get_length(bufferevent_get_output(bufferevent))
     }
 
-    /// Whether the client is too slow to take more now.
-    public var isBackedUp: Bool { pendingBytes > maxPendingBytes }
-
     /// Writes raw event bytes (already framed as SSE), compressing them for a gzip stream. Returns false
     /// when closed or backed up.
     @discardableResult

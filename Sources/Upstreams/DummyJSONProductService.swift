@@ -1,6 +1,7 @@
 import EventLoop
 import HTTPClient
 import JSON
+import Services
 
 /// The `dummyjson` product API (the shape of the public DummyJSON API): `GET {base}/products?limit=M&skip=K`
 /// answering `{"products": [...], "total", "skip", "limit"}`.
@@ -65,13 +66,14 @@ public final class DummyJSONProductService: ProductService {
     nonisolated private static func product(from entry: JSONValue) -> Product? {
         guard let id = entry["id"]?.lenientString, let title = entry["title"]?.stringValue else { return nil }
         let subtitle = nonEmpty(entry["brand"]?.stringValue) ?? entry["category"]?.stringValue ?? ""
-        let price = entry["price"]?.lenientDouble.map { "$" + NumberFormatting.twoDecimals($0) } ?? ""
-        let inStock = (entry["stock"]?.lenientInt ?? 0) > 0
-        let rating = entry["rating"].flatMap(plainNumber) ?? "?"
-        let discount = entry["discountPercentage"]?.lenientDouble.flatMap(roundedPercent) ?? "?"
         return Product(
-            id: id, title: title, subtitle: subtitle, price: price, badge: inStock ? "In stock" : "Out of stock",
-            detail: "★ \(rating) · \(discount)% off", imageUrl: nonEmpty(entry["thumbnail"]?.stringValue)
+            id: id, title: title, subtitle: subtitle,
+            price: ProductFormatting.dollarPrice(entry["price"]?.lenientDouble),
+            badge: ProductFormatting.stockBadge(stock: entry["stock"]?.lenientInt),
+            detail: ProductFormatting.ratingDetail(
+                rating: entry["rating"].flatMap(plainNumber), discountPercent: entry["discountPercentage"]?.lenientDouble
+            ),
+            imageUrl: nonEmpty(entry["thumbnail"]?.stringValue)
         )
     }
 
@@ -89,13 +91,6 @@ public final class DummyJSONProductService: ProductService {
         default:
             return nil
         }
-    }
-
-    /// `7.17` → `"7"`, `12.5` → `"13"` (half away from zero).
-    nonisolated static func roundedPercent(_ value: Double) -> String? {
-        let rounded = value.rounded(.toNearestOrAwayFromZero)
-        guard let integral = Int(exactly: rounded) else { return nil }
-        return String(integral)
     }
 
     nonisolated private static func nonEmpty(_ string: String?) -> String? {

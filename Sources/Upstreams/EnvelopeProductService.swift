@@ -1,6 +1,7 @@
 import EventLoop
 import HTTPClient
 import JSON
+import Services
 
 /// The `envelope` product API: `GET {base}/products?page=N&pageSize=M` answering
 /// `{"success", "message", "data": [...], "page": {"index", "size", "total"}}`.
@@ -70,12 +71,14 @@ public final class EnvelopeProductService: ProductService {
         guard let id = entry["ProductId"]?.lenientString, let name = entry["ProductName"]?.lenientString else {
             return nil
         }
-        let amount = entry["ProductAmt"]?.lenientDouble.map { NumberFormatting.grouped($0) } ?? ""
-        let term = entry["ProductTerm"]?.lenientString ?? "?"
-        let profit = entry["ProductProfit"]?.lenientString ?? "?"
         return Product(
-            id: id, title: name, subtitle: entry["ProductBank"]?.lenientString ?? "", price: amount,
-            badge: entry["SaleStatusCn"]?.lenientString ?? "", detail: "\(term) days · \(profit)%", imageUrl: nil
+            id: id, title: name, subtitle: entry["ProductBank"]?.lenientString ?? "",
+            price: ProductFormatting.groupedAmount(entry["ProductAmt"]?.lenientDouble),
+            badge: entry["SaleStatusCn"]?.lenientString ?? "",
+            detail: ProductFormatting.termDetail(
+                term: entry["ProductTerm"]?.lenientString, profit: entry["ProductProfit"]?.lenientString
+            ),
+            imageUrl: nil
         )
     }
 }

@@ -1,10 +1,11 @@
 import JSON
+import Services
 
 /// Decoding of `flickr.photos.getInfo` and `flickr.photos.comments.getList` (API.md "Photo view model").
 extension FlickrAPIService {
     /// Maps a `flickr.photos.getInfo` response to a ``PhotoDetail`` (public for tests).
     ///
-    /// Reads the `_content` of the wrapped texts, the description as plain text (``HTMLText``), the owner's
+    /// Reads the `_content` of the wrapped texts, the description as plain text, the owner's
     /// real name or else user name, `dates.taken` as `YYYY-MM-DDTHH:MM:SS` (nil when missing or malformed),
     /// `views` from a string or a number (nil when absent or unreadable), the `raw` of each tag, the large image
     /// on `imageHost`, and the `photopage` URL or else `https://www.flickr.com/photos/{owner.nsid}/{id}/`.
@@ -27,15 +28,16 @@ extension FlickrAPIService {
         return PhotoDetail(
             id: id,
             title: content(photo["title"]),
-            description: HTMLText.plainText(content(photo["description"])),
+            description: PhotoFormatting.plainText(html: content(photo["description"])),
             owner: displayName(realname: owner?["realname"], fallback: owner?["username"]),
-            takenAt: photo["dates"]?["taken"]?.stringValue.flatMap(localDateTime),
+            takenAt: photo["dates"]?["taken"]?.stringValue.flatMap(PhotoFormatting.takenAt(flickrDate:)),
             views: photo["views"]?.lenientInt.flatMap { $0 >= 0 ? $0 : nil },
             tags: (photo["tags"]?["tag"]?.arrayValue ?? []).compactMap { tag in
                 (tag["raw"] ?? tag["_content"])?.lenientString
             },
             imageUrl: imageHost.url(server: server, id: id, secret: secret, size: .large1024),
-            pageUrl: photoPage(photo["urls"]) ?? defaultPhotoPage(owner: owner?["nsid"]?.lenientString, id: id)
+            pageUrl: photoPage(photo["urls"])
+                ?? PhotoFormatting.defaultPageURL(ownerID: owner?["nsid"]?.lenientString, photoID: id)
         )
     }
 
@@ -67,14 +69,14 @@ extension FlickrAPIService {
                 throw .decoding("comment \(index) lacks an id", service: service)
             }
             guard let seconds = entry["datecreate"]?.lenientInt,
-                let createdAt = RFC3339.utc(unixSeconds: Int64(seconds))
+                let createdAt = PhotoFormatting.createdAt(unixSeconds: Int64(seconds))
             else {
                 throw .decoding("comment \(index) lacks a readable 'datecreate'", service: service)
             }
             result.append(
                 PhotoComment(
                     id: id, author: displayName(realname: entry["realname"], fallback: entry["authorname"]),
-                    text: HTMLText.plainText(entry["_content"]?.lenientString ?? ""), createdAt: createdAt
+                    text: PhotoFormatting.plainText(html: entry["_content"]?.lenientString ?? ""), createdAt: createdAt
                 )
             )
         }
@@ -86,39 +88,9 @@ extension FlickrAPIService {
         (field?["_content"] ?? field)?.lenientString ?? ""
     }
 
-    /// The real name unless it is empty (or only spaces), else the fallback name (else "").
+    /// The real name (when it is a string) unless it is empty, else the fallback name (``PhotoFormatting``).
     nonisolated private static func displayName(realname: JSONValue?, fallback: JSONValue?) -> String {
-        if let name = realname?.stringValue, !name.trimmingSpaces.isEmpty { return name }
-        return fallback?.lenientString ?? ""
-    }
-
-    /// `YYYY-MM-DDTHH:MM:SS` from Flickr's `YYYY-MM-DD HH:MM:SS`; nil unless the text is exactly that shape
-    /// with a real month, day, hour, minute and second.
-    nonisolated static func localDateTime(_ taken: String) -> String? {
-        let bytes = Array(taken.utf8)
-        guard bytes.count == 19 else { return nil }
-        let separators: [Int: UInt8] = [
-            4: UInt8(ascii: "-"), 7: UInt8(ascii: "-"), 10: UInt8(ascii: " "), 13: UInt8(ascii: ":"),
-            16: UInt8(ascii: ":"),
-        ]
-        for (index, byte) in bytes.enumerated() {
-            if let separator = separators[index] {
-                guard byte == separator else { return nil }
-            } else {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-            }
-        }
-        func number(_ range: Range<Int>) -> Int {
-            bytes[range].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-        }
-        guard (1...12).contains(number(5..<7)), (1...31).contains(number(8..<10)), number(11..<13) < 24,
-            number(14..<16) < 60, number(17..<19) < 60
-        else {
-            return nil
-        }
-        var result = bytes
-        result[10] = UInt8(ascii: "T")
-        return String(decoding: result, as: UTF8.self)
+        PhotoFormatting.personName(realName: realname?.stringValue, userName: fallback?.lenientString)
     }
 
     /// The `_content` of the first `urls.url` of type `photopage`.
@@ -127,11 +99,5 @@ extension FlickrAPIService {
             if let page = url["_content"]?.stringValue, !page.isEmpty { return page }
         }
         return nil
-    }
-
-    /// `https://www.flickr.com/photos/{nsid}/{id}/`; without an owner id, Flickr's redirect by photo id.
-    nonisolated private static func defaultPhotoPage(owner nsid: String?, id: String) -> String {
-        guard let nsid, !nsid.isEmpty else { return "https://www.flickr.com/photo.gne?id=\(id)" }
-        return "https://www.flickr.com/photos/\(nsid)/\(id)/"
     }
 }

@@ -1,6 +1,7 @@
 import EventLoop
 import HTTPClient
 import JSON
+import Services
 
 /// The Flickr REST API in JSON (`format=json&nojsoncallback=1`): photo search, favorites, comments and photo
 /// details.

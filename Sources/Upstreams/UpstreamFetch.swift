@@ -1,28 +1,17 @@
 import EventLoop
 import HTTPClient
 import JSON
+import Services
 
-/// Fetches a URL and parses the body as JSON, classifying every failure as an ``UpstreamError``.
+/// Fetches a URL through a ``SharedFetcher`` and parses the body as JSON, classifying every failure as an
+/// ``UpstreamError``: identical requests in flight share one transfer, and `cacheable` answers come from its cache
+/// while fresh.
 ///
 /// - Throws: `CancellationError` when the task was cancelled (the transfer is aborted), otherwise
 ///   ``UpstreamError`` (`network`, `upstream` for a non-2xx status, `decoding` for a body that is not JSON).
 @LoopActor
-public func fetchJSON(_ url: String, client: HTTPClient, service: String) async throws -> JSONValue {
-    let response: HTTPClientResponse
-    do {
-        response = try await client.execute(HTTPClientRequest(url: url, headers: [("Accept", "application/json")]))
-    } catch .cancelled {
-        throw CancellationError()
-    } catch {
-        throw UpstreamError(error)
-    }
-    return try decodeJSONResponse(response, service: service)
-}
-
-/// Like ``fetchJSON(_:client:service:)``, through a ``SharedFetcher``: identical requests in flight share
-/// one transfer, and `cacheable` answers come from its cache while fresh.
-@LoopActor
-public func fetchJSON(_ url: String, fetcher: SharedFetcher, service: String, cacheable: Bool) async throws -> JSONValue {
+public func fetchJSON(_ url: String, fetcher: SharedFetcher, service: String, cacheable: Bool) async throws -> JSONValue
+{
     let response: HTTPClientResponse
     do {
         response = try await fetcher.get(url, headers: [("Accept", "application/json")], cacheable: cacheable)

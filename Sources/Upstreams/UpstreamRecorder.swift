@@ -1,4 +1,5 @@
 import EventLoop
+import Services
 
 /// Receives one record per upstream call, for metrics.
 public struct UpstreamRecorder: Sendable {

@@ -5,6 +5,7 @@ import HTTPServer
 import Journal
 import Logging
 import Redis
+import Services
 import Sessions
 import Upstreams
 import ViewModels
@@ -37,26 +38,31 @@ public final class VMHostApplication {
     private let upstreams: UpstreamFactory
 
     /// Builds the application; nothing listens until ``start()``.
-    public init(configuration: VMHostConfiguration, logger: Logger) {
+    /// - Parameters:
+    ///   - now: the clock of session activity and expiry (injected by tests, which move it instead of waiting).
+    public init(
+        configuration: VMHostConfiguration, logger: Logger,
+        now: @escaping @LoopActor () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
         self.configuration = configuration
         self.logger = logger
         client = HTTPClient(
             configuration: HTTPClientConfiguration(
-                connectTimeout: .milliseconds(configuration.upstreamConnectTimeoutMilliseconds),
-                requestTimeout: .milliseconds(configuration.upstreamTimeoutMilliseconds),
+                connectTimeout: configuration.upstreamConnectTimeout,
+                requestTimeout: configuration.upstreamTimeout,
                 maxConnectionsPerHost: configuration.upstreamMaxConnectionsPerHost,
                 maxResponseBytes: configuration.upstreamMaxResponseBytes
             )
         )
         let upstreams = UpstreamFactory(client: client, configuration: configuration, metrics: metrics)
         self.upstreams = upstreams
-        let idleTimeout = Duration.seconds(configuration.sessionIdleTimeoutSeconds)
+        let idleTimeout = configuration.sessionIdleTimeout
         sessions = SessionStore(
             configuration: SessionStoreConfiguration(
                 idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
                 sweepInterval: min(.seconds(5), idleTimeout / 4), replayCapacity: configuration.replayCapacity
             ),
-            viewModels: Self.viewModels(upstreams)
+            viewModels: Self.viewModels(upstreams), now: now
         )
     }
 
@@ -78,7 +84,7 @@ public final class VMHostApplication {
     public func start() throws(HTTPServerError) -> Int {
         if configuration.needsFakeUpstream {
             let fake = FakeUpstream(
-                behavior: FakeUpstreamBehavior(latency: .milliseconds(configuration.fakeUpstreamLatencyMilliseconds)),
+                behavior: FakeUpstreamBehavior(latency: configuration.fakeUpstreamLatency),
                 logger: logger
             )
             let url = try fake.start()
@@ -93,8 +99,8 @@ public final class VMHostApplication {
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: configuration.host, port: configuration.port, maxBodySize: configuration.maxBodyBytes,
-                maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: .seconds(configuration.httpIdleTimeoutSeconds),
-                keepaliveInterval: .seconds(configuration.keepaliveSeconds),
+                maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: configuration.httpIdleTimeout,
+                keepaliveInterval: configuration.keepaliveInterval,
                 streamMaxPendingBytes: configuration.streamMaxPendingBytes,
                 maxConnections: configuration.maxConnections, errorResponder: .apiJSON
             ),
@@ -127,11 +133,11 @@ public final class VMHostApplication {
             logger.error("invalid Redis URL: sessions stay in memory", metadata: ["error": "\(error)"])
             return
         }
-        redis.commandTimeout = .milliseconds(configuration.redisTimeoutMilliseconds)
-        redis.connectTimeout = .milliseconds(configuration.redisTimeoutMilliseconds)
+        redis.commandTimeout = configuration.redisTimeout
+        redis.connectTimeout = configuration.redisTimeout
         let journal = RedisJournal(
             client: RedisClient(configuration: redis), store: sessions, node: nodeID,
-            idleTimeout: .seconds(configuration.sessionIdleTimeoutSeconds), logger: logger
+            idleTimeout: configuration.sessionIdleTimeout, logger: logger
         )
         let metrics = self.metrics
         journal.onWriteLatency = { metrics.journalWrite($0) }
@@ -150,7 +156,8 @@ public final class VMHostApplication {
     package func makeRouter() -> Router {
         var router = Router()
         Routes(
-            sessions: sessions, metrics: metrics, idleTimeoutSeconds: configuration.sessionIdleTimeoutSeconds,
+            sessions: sessions, metrics: metrics,
+            idleTimeoutSeconds: Int(configuration.sessionIdleTimeout.components.seconds),
             serverLoad: { [weak self] in
                 (self?.server?.openStreamCount ?? 0, self?.server?.openConnectionCount ?? 0)
             },
@@ -196,7 +203,7 @@ final class UpstreamFactory {
     private let recorder: UpstreamRecorder
 
     init(client: HTTPClient, configuration: VMHostConfiguration, metrics: VMHostMetrics) {
-        fetcher = SharedFetcher(client: client, ttl: .seconds(configuration.upstreamCacheSeconds))
+        fetcher = SharedFetcher(client: client, ttl: configuration.upstreamCacheTTL)
         fetcher.onOutcome = { metrics.upstreamCache($0.rawValue) }
         self.configuration = configuration
         self.recorder = metrics.upstreamRecorder

@@ -12,6 +12,9 @@ public enum ProductsFormat: String, Sendable, CaseIterable {
 
 /// Everything vmhost can be configured with: built-in defaults, overridden by the config file, then the
 /// environment, then command-line flags.
+///
+/// Durations are `Duration`s; their config-file keys and environment variables keep their units
+/// (`sessionIdleTimeoutSeconds`, `VMHOST_UPSTREAM_TIMEOUT_MS`), named in each property's comment.
 public struct VMHostConfiguration: Sendable, Equatable {
     public var host = "127.0.0.1"
     public var port = 8080
@@ -24,34 +27,39 @@ public struct VMHostConfiguration: Sendable, Equatable {
     public var productsPageSize = 20
     public var logLevel = Logger.Level.info
 
-    public var sessionIdleTimeoutSeconds = 1800
+    /// How long a session lives without a request and without an open stream (`sessionIdleTimeoutSeconds`).
+    public var sessionIdleTimeout = Duration.seconds(1800)
     public var maxSessions = 100_000
     public var replayCapacity = 64
 
     public var maxBodyBytes = 64 * 1024
     public var maxHeaderBytes = 16 * 1024
-    public var httpIdleTimeoutSeconds = 30
-    public var keepaliveSeconds = 15
+    /// How long a connection may be silent, and how long a request may take to arrive (`httpIdleTimeoutSeconds`).
+    public var httpIdleTimeout = Duration.seconds(30)
+    /// How often an idle stream gets a keep-alive comment (`keepaliveSeconds`).
+    public var keepaliveInterval = Duration.seconds(15)
     public var streamMaxPendingBytes = 256 * 1024
     /// Connections served at once; a request on a further connection gets `503 overloaded`.
     public var maxConnections = 20_000
 
-    public var upstreamTimeoutMilliseconds = 15_000
-    public var upstreamConnectTimeoutMilliseconds = 5_000
+    /// How long one upstream transfer may take in all (`upstreamTimeoutMilliseconds`).
+    public var upstreamTimeout = Duration.milliseconds(15_000)
+    /// How long connecting to an upstream may take (`upstreamConnectTimeoutMilliseconds`).
+    public var upstreamConnectTimeout = Duration.milliseconds(5_000)
     public var upstreamMaxConnectionsPerHost = 1024
     public var upstreamMaxResponseBytes = 8 * 1024 * 1024
-    /// How long answers of cacheable upstream calls (Flickr) are reused.
-    public var upstreamCacheSeconds = 60
+    /// How long answers of cacheable upstream calls (Flickr) are reused (`upstreamCacheSeconds`).
+    public var upstreamCacheTTL = Duration.seconds(60)
 
-    /// Latency of the embedded fake upstream (for demos of loading states).
-    public var fakeUpstreamLatencyMilliseconds = 0
+    /// Latency of the embedded fake upstream, for demos of loading states (`fakeUpstreamLatencyMilliseconds`).
+    public var fakeUpstreamLatency = Duration.zero
 
     /// The Redis journal (`redis://host:port/db`); nil keeps sessions in memory only.
     public var redisURL: String?
     /// This node's id in `X-VMHost-Node` and in the journal's owner tokens; nil means `host:port`.
     public var nodeID: String?
-    /// How long a journal command may take before Redis counts as unavailable.
-    public var redisTimeoutMilliseconds = 2_000
+    /// How long a journal command may take before Redis counts as unavailable (`redisTimeoutMilliseconds`).
+    public var redisTimeout = Duration.milliseconds(2_000)
 
     /// The built-in defaults.
     public init() {}
@@ -168,21 +176,21 @@ extension VMHostConfiguration {
                 throw ConfigurationError(description: "\(source): 'logLevel' must be trace, debug, info, notice, warning, error or critical")
             }
             logLevel = level
-        case "sessionIdleTimeoutSeconds": sessionIdleTimeoutSeconds = try integer(1...604_800)
+        case "sessionIdleTimeoutSeconds": sessionIdleTimeout = .seconds(try integer(1...604_800))
         case "maxSessions": maxSessions = try integer(1...10_000_000)
         case "replayCapacity": replayCapacity = try integer(0...100_000)
         case "maxBodyBytes": maxBodyBytes = try integer(1...64 * 1024 * 1024)
         case "maxHeaderBytes": maxHeaderBytes = try integer(256...1024 * 1024)
-        case "httpIdleTimeoutSeconds": httpIdleTimeoutSeconds = try integer(1...86_400)
-        case "keepaliveSeconds": keepaliveSeconds = try integer(1...3600)
+        case "httpIdleTimeoutSeconds": httpIdleTimeout = .seconds(try integer(1...86_400))
+        case "keepaliveSeconds": keepaliveInterval = .seconds(try integer(1...3600))
         case "streamMaxPendingBytes": streamMaxPendingBytes = try integer(1024...1024 * 1024 * 1024)
         case "maxConnections": maxConnections = try integer(1...10_000_000)
-        case "upstreamTimeoutMilliseconds": upstreamTimeoutMilliseconds = try integer(1...600_000)
-        case "upstreamConnectTimeoutMilliseconds": upstreamConnectTimeoutMilliseconds = try integer(1...600_000)
+        case "upstreamTimeoutMilliseconds": upstreamTimeout = .milliseconds(try integer(1...600_000))
+        case "upstreamConnectTimeoutMilliseconds": upstreamConnectTimeout = .milliseconds(try integer(1...600_000))
         case "upstreamMaxConnectionsPerHost": upstreamMaxConnectionsPerHost = try integer(1...100_000)
         case "upstreamMaxResponseBytes": upstreamMaxResponseBytes = try integer(1024...1024 * 1024 * 1024)
-        case "upstreamCacheSeconds": upstreamCacheSeconds = try integer(0...86_400)
-        case "fakeUpstreamLatencyMilliseconds": fakeUpstreamLatencyMilliseconds = try integer(0...600_000)
+        case "upstreamCacheSeconds": upstreamCacheTTL = .seconds(try integer(0...86_400))
+        case "fakeUpstreamLatencyMilliseconds": fakeUpstreamLatency = .milliseconds(try integer(0...600_000))
         case "redisUrl":
             do {
                 _ = try RedisConfiguration(url: value)
@@ -195,7 +203,7 @@ extension VMHostConfiguration {
                 throw ConfigurationError(description: "\(source): 'nodeId' must be 1 to 64 printable ASCII characters")
             }
             nodeID = value
-        case "redisTimeoutMilliseconds": redisTimeoutMilliseconds = try integer(10...600_000)
+        case "redisTimeoutMilliseconds": redisTimeout = .milliseconds(try integer(10...600_000))
         default: throw ConfigurationError(description: "\(source): unknown setting '\(key)'")
         }
     }

@@ -1,9 +1,10 @@
 import CoreMetrics
 import EventLoop
 import HTTPServer
-import Prometheus
-import Synchronization
 import Journal
+import Prometheus
+import Services
+import Synchronization
 import Upstreams
 
 /// vmhost's metrics, on swift-metrics with a Prometheus registry of the application's own (so several

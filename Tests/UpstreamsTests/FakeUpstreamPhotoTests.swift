@@ -3,6 +3,7 @@ import FakeUpstream
 import HTTPClient
 import JSON
 import Logging
+import Services
 import Testing
 import Upstreams
 

@@ -1,4 +1,5 @@
 import JSON
+import Services
 import Testing
 import Upstreams
 

@@ -2,6 +2,7 @@ import EventLoop
 import FakeUpstream
 import HTTPClient
 import Logging
+import Services
 import Testing
 @testable import Upstreams
 

@@ -303,7 +303,7 @@ struct HostileInputTests {
     // MARK: Slow and idle connections
 
     @Test func silentPartialAndIdleConnectionsAreClosedWhileOthersAreServed() async throws {
-        try await withApp({ $0.httpIdleTimeoutSeconds = 1 }) { app in
+        try await withApp({ $0.httpIdleTimeout = .seconds(1) }) { app in
             let silent = try await RawConnection.open(port: app.port)
             let partialHead = try await RawConnection.open(port: app.port)
             try await partialHead.send(bytes("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "))
@@ -368,7 +368,7 @@ struct HostileInputTests {
         ),
     ])
     func slowlorisRequestIsClosedByItsDeadline(what: String, start: String, drip: String) async throws {
-        try await withApp({ $0.httpIdleTimeoutSeconds = 1 }) { app in
+        try await withApp({ $0.httpIdleTimeout = .seconds(1) }) { app in
             let slow = try await RawConnection.open(port: app.port)
             try await slow.send(bytes(start))
             let started = ContinuousClock.now

@@ -208,11 +208,12 @@ struct ProductStreamTests {
     }
 
     @Test func keepaliveCommentsArrive() async throws {
-        try await withApp({ $0.keepaliveSeconds = 1 }) { app in
+        try await withApp({ $0.keepaliveInterval = .milliseconds(100) }) { app in
             let id = try await app.createSession()
             let stream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/products/events")
             #expect(try await stream.next()?.event == "snapshot")
-            try await Task.sleep(for: .milliseconds(1500))
+            // NB: a few keep-alive intervals; the comments are read with the next event.
+            try await Task.sleep(for: .milliseconds(350))
             _ = try await app.client.post("/v1/sessions/\(id)/products/refresh")
             _ = try await stream.next()
             #expect(stream.comments.contains("keepalive"))

@@ -108,7 +108,7 @@ struct SessionAPITests {
     // NB: real time on a possibly loaded machine. The timeouts leave seconds of slack so a slow CI
     // runner cannot expire a session between two steps; SessionStoreTests covers the rule exactly.
     @Test func idleSessionsExpire() async throws {
-        try await withApp({ $0.sessionIdleTimeoutSeconds = 2 }) { app in
+        try await withApp({ $0.sessionIdleTimeout = .seconds(2) }) { app in
             let id = try await app.createSession()
             #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
             // Watch /metrics (which does not touch the session) until the sweep removes it.
@@ -120,14 +120,20 @@ struct SessionAPITests {
     }
 
     @Test func anOpenStreamKeepsASessionAlive() async throws {
-        try await withApp({ $0.sessionIdleTimeoutSeconds = 2 }) { app in
+        // NB: the sessions' clock is moved instead of waited for; only the sweep timer (every 500 ms) is real.
+        let time = SessionTime()
+        try await withApp({ $0.sessionIdleTimeout = .seconds(2) }, time: time) { app in
             let id = try await app.createSession()
             let stream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/products/events")
             #expect(stream.status == 200)
             #expect(try await stream.next()?.event == "snapshot")
-            // Two idle timeouts and several sweeps pass while only the stream is open.
-            try await Task.sleep(for: .milliseconds(4500))
-            #expect(try await app.client.get("/metrics").text.contains("vmhost_sessions 1"))
+            let idle = try await app.createSession()
+            // An hour passes: the session without a stream expires at the next sweep, the one with a stream not.
+            await time.advance(by: .seconds(3600))
+            #expect(try await eventually(timeout: .seconds(20), every: .milliseconds(100)) {
+                try await app.client.get("/metrics").text.contains("vmhost_sessions 1")
+            })
+            #expect(try await app.client.get("/v1/sessions/\(idle)").errorCode == "session_not_found")
             #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
             stream.close()
         }

@@ -9,20 +9,28 @@ struct TestApplication {
     let application: VMHostApplication
     let port: Int
 
-    static func start(_ configure: (inout VMHostConfiguration) -> Void = { _ in }) async throws -> TestApplication {
+    /// Starts an application; `time`, when given, is the clock of session activity and expiry.
+    static func start(
+        _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil
+    ) async throws -> TestApplication {
         var configuration = VMHostConfiguration()
         configuration.port = 0
         configuration.logLevel = .warning
         configure(&configuration)
         let settings = configuration
-        return try await Self.make(settings)
+        return try await Self.make(settings, time: time)
     }
 
     @LoopActor
-    private static func make(_ settings: VMHostConfiguration) throws -> TestApplication {
+    private static func make(_ settings: VMHostConfiguration, time: SessionTime?) throws -> TestApplication {
         var logger = Logger(label: "vmhost-test")
         logger.logLevel = settings.logLevel
-        let application = VMHostApplication(configuration: settings, logger: logger)
+        let application =
+            if let time {
+                VMHostApplication(configuration: settings, logger: logger, now: { time.now })
+            } else {
+                VMHostApplication(configuration: settings, logger: logger)
+            }
         let port = try application.start()
         return TestApplication(application: application, port: port)
     }
@@ -69,9 +77,10 @@ struct TestApplication {
 
 /// Runs `body` against a fresh application and always shuts it down afterwards.
 func withApp(
-    _ configure: (inout VMHostConfiguration) -> Void = { _ in }, _ body: (TestApplication) async throws -> Void
+    _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil,
+    _ body: (TestApplication) async throws -> Void
 ) async throws {
-    let app = try await TestApplication.start(configure)
+    let app = try await TestApplication.start(configure, time: time)
     do {
         try await body(app)
     } catch {
@@ -102,5 +111,22 @@ func eventually(
         if try await condition() { return true }
         if ContinuousClock.now >= deadline { return false }
         try await Task.sleep(for: interval)
+    }
+}
+
+/// The time sessions see: real time plus what the test has skipped, so a test expires sessions by moving the
+/// clock instead of waiting for idle timeouts.
+@LoopActor
+final class SessionTime {
+    private var skipped = Duration.zero
+
+    nonisolated init() {}
+
+    /// Now, as the session store sees it.
+    var now: ContinuousClock.Instant { ContinuousClock.now + skipped }
+
+    /// Moves the clock forward by `duration`.
+    func advance(by duration: Duration) {
+        skipped += duration
     }
 }

@@ -1,5 +1,5 @@
 import EventLoop
-import Upstreams
+import Services
 
 /// A Flickr service the test drives by hand: every call waits until the test answers it.
 @LoopActor

@@ -1,5 +1,5 @@
 import EventLoop
-import Upstreams
+import Services
 
 /// A product service the test drives by hand: every fetch waits until the test answers it.
 @LoopActor

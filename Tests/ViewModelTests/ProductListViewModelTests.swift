@@ -1,6 +1,6 @@
 import EventLoop
 import Testing
-import Upstreams
+import Services
 @testable import ViewModels
 
 @LoopActor

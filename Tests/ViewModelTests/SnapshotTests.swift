@@ -1,7 +1,7 @@
 import EventLoop
 import JSON
 import Testing
-import Upstreams
+import Services
 @testable import ViewModels
 
 /// Snapshot and restore: what the journal stores and another process continues from.

@@ -23,7 +23,6 @@ CURLcode vmh_curl_easy_setopt_header_function(CURL *easy,
 
 CURLcode vmh_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 CURLcode vmh_curl_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value);
-CURLcode vmh_curl_easy_getinfo_double(CURL *easy, CURLINFO info, double *value);
 
 CURLMcode vmh_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 CURLMcode vmh_curl_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value);
@@ -38,10 +37,8 @@ CURLcode vmh_curl_msg_result(const CURLMsg *message);
 extern const curl_socket_t vmh_curl_socket_timeout;
 extern const int vmh_curl_poll_in;
 extern const int vmh_curl_poll_out;
-extern const int vmh_curl_poll_inout;
 extern const int vmh_curl_poll_remove;
 extern const int vmh_curl_cselect_in;
 extern const int vmh_curl_cselect_out;
-extern const int vmh_curl_cselect_err;
 
 #endif

@@ -60,7 +60,6 @@ const redisReply *vmh_redis_reply_element(const redisReply *reply, size_t index)
 
 /// Constants that are macros in hiredis' headers.
 extern const int vmh_redis_ok;
-extern const int vmh_redis_err;
 extern const int vmh_redis_reply_type_string;
 extern const int vmh_redis_reply_type_array;
 extern const int vmh_redis_reply_type_integer;

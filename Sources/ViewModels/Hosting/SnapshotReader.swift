@@ -1,5 +1,5 @@
 import JSON
-import Upstreams
+import Services
 
 /// Reads a snapshot object field by field, naming the field in every error.
 ///

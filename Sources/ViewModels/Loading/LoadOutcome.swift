@@ -1,5 +1,5 @@
 import EventLoop
-import Upstreams
+import Services
 
 /// How one upstream load ended, classified once for every view model: a value, a failure for the single
 /// error channel (`lastError`), or a cancellation, which leaves no trace in the state.

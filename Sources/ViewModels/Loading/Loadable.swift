@@ -1,5 +1,5 @@
 import JSON
-import Upstreams
+import Services
 
 /// A value that is loaded from upstream, as one enum instead of flags that could contradict each other.
 ///

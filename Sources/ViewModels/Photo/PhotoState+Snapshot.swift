@@ -1,5 +1,5 @@
 import JSON
-import Upstreams
+import Services
 
 // The journal form of the photo screen's state: the public JSON of the detail and the comments, each
 // Loadable with the photo id of a load in flight.

@@ -1,5 +1,5 @@
 import JSON
-import Upstreams
+import Services
 
 /// The whole state of the photo detail screen (API.md "Photo view model").
 ///

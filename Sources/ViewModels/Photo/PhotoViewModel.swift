@@ -1,6 +1,6 @@
 import EventLoop
 import JSON
-import Upstreams
+import Services
 
 /// The photo detail screen that a search result opens.
 ///

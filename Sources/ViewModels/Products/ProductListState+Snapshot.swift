@@ -1,5 +1,5 @@
 import JSON
-import Upstreams
+import Services
 
 // The journal form of the product list: the public JSON of each item, the Loadable with its request.
 

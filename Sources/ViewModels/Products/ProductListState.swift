@@ -1,5 +1,5 @@
 import JSON
-import Upstreams
+import Services
 
 /// The products shown so far.
 public struct ProductList: Sendable, Equatable {

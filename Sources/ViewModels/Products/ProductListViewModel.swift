@@ -1,6 +1,6 @@
 import EventLoop
 import JSON
-import Upstreams
+import Services
 
 /// The paged product list with pull-to-refresh, load-more and cancel.
 ///

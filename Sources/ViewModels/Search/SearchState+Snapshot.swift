@@ -1,5 +1,5 @@
 import JSON
-import Upstreams
+import Services
 
 // The journal form of the search screen's state: everything `json` shows and what it leaves out (the
 // thumbnail of each photo, the request of a search in flight).

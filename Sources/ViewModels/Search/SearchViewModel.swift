@@ -1,6 +1,6 @@
 import EventLoop
 import JSON
-import Upstreams
+import Services
 
 /// The Flickr photo search screen.
 ///

@@ -1,5 +1,5 @@
+import Services
 import Testing
-import Upstreams
 
 @Suite("HTMLText: Flickr's HTML as plain text")
 struct HTMLTextTests {

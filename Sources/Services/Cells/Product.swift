@@ -1,14 +1,20 @@
-import EventLoop
 import JSON
 
-/// A display-ready product cell: every string formatted on the server.
+/// A display-ready product cell: every string formatted on the server (``ProductFormatting``).
 public struct Product: Sendable, Equatable {
+    /// The upstream's product id, as a string.
     public var id: String
+    /// The product's name.
     public var title: String
+    /// The brand, category or bank under the title.
     public var subtitle: String
+    /// The price or amount, formatted.
     public var price: String
+    /// A short status (`In stock`, a sale status).
     public var badge: String
+    /// One line of further facts (rating and discount, term and profit).
     public var detail: String
+    /// The thumbnail, when the upstream has one.
     public var imageUrl: String?
 
     /// Creates a product cell.
@@ -32,29 +38,4 @@ public struct Product: Sendable, Equatable {
             "badge": .string(badge), "detail": .string(detail), "imageUrl": imageUrl.map { .string($0) } ?? .null,
         ]
     }
-}
-
-/// One page of products from upstream.
-public struct ProductPage: Sendable, Equatable {
-    /// The items of this page.
-    public var items: [Product]
-    /// The 1-based page number.
-    public var page: Int
-    /// Whether a further page exists.
-    public var hasMore: Bool
-
-    /// Creates a page.
-    public init(items: [Product], page: Int, hasMore: Bool) {
-        self.items = items
-        self.page = page
-        self.hasMore = hasMore
-    }
-}
-
-/// The model layer of the product list: fetch one page.
-@LoopActor
-public protocol ProductService: AnyObject {
-    /// Fetches page `page` (1-based).
-    /// - Throws: ``UpstreamError`` or `CancellationError`.
-    func fetchPage(_ page: Int) async throws -> ProductPage
 }

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Upstreams
+@testable import Services
 
 @Suite("RFC3339: Unix seconds as UTC timestamps")
 struct RFC3339Tests {

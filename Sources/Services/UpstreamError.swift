@@ -1,4 +1,3 @@
-import HTTPClient
 import JSON
 
 /// The one error channel of the view models: every upstream failure becomes one of these.
@@ -17,7 +16,9 @@ public struct UpstreamError: Error, Sendable, Equatable {
         case decoding
     }
 
+    /// What went wrong.
     public var kind: Kind
+    /// A message for people (never containing a secret such as an API key).
     public var message: String
     /// The upstream HTTP status, when there was one.
     public var status: Int?
@@ -40,11 +41,6 @@ public struct UpstreamError: Error, Sendable, Equatable {
             "status": status.map { .int($0) } ?? .null,
             "code": code.map { .int($0) } ?? .null,
         ]
-    }
-
-    /// A `network` error for a transfer that produced no response.
-    public init(_ error: HTTPClientError) {
-        self.init(kind: .network, message: error.description)
     }
 
     /// An `upstream` error for an HTTP error status.
