@@ -351,7 +351,8 @@ struct HostileInputTests {
                 #expect(closed[name] == true, "the server closed the \(name) connection")
             }
             #expect(elapsed < .seconds(6))
-            #expect(served >= 3, "other clients were served meanwhile (\(served) /healthz)")
+            // NB: at least one, not a count: on a loaded runner a /healthz round trip can take most of the 1 s.
+            #expect(served >= 1, "other clients were served meanwhile (\(served) /healthz)")
             #expect(try await app.client.get("/healthz").status == 200)
         }
     }
