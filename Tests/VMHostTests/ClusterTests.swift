@@ -75,8 +75,61 @@ struct ClusterTests {
         let took = ContinuousClock.now - killed
         #expect(resumed, "every stream of the killed node reconnected to a live node")
         #expect(took < .seconds(5), "the last stream resumed \(took) after the kill")
+        print("cluster: \(victims.count) streams of the killed node resumed within \(took)")
         try await Task.sleep(for: .milliseconds(300))
         try await load.finish(cluster, allowGatewayErrors: true)
+        var takenOver = 0.0
+        for node in [cluster.nodes[0], cluster.nodes[2]] {
+            takenOver += try await Self.metric("vmhost_sessions_taken_over_total", port: node.port)
+        }
+        #expect(takenOver >= Double(victims.count), "/metrics counts the sessions taken over")
+    }
+
+    /// The value of an unlabelled metric on a node's `/metrics`.
+    static func metric(_ name: String, port: Int) async throws -> Double {
+        let text = try await TestHTTPClient(port: port).get("/metrics").text
+        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return try #require(line.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }, "\(name)")
+    }
+
+    @Test(.enabled(if: ExecutableTests.canOpenManySockets))
+    func sigtermWithAThousandStreamsHandsEverySessionOverWithinFiveSeconds() async throws {
+        let cluster = try await TestCluster.start(nodes: 2)
+        defer { cluster.stop() }
+        let node = cluster.nodes[0]
+        let direct = TestHTTPClient(port: node.port)
+        var ids: [String] = []
+        for index in 0..<50 {
+            let id = try #require(try await direct.post("/v1/sessions").json?["id"]?.stringValue)
+            _ = try await direct.post("/v1/sessions/\(id)/search/text", json: ["text": .string("drain \(index)")])
+            ids.append(id)
+        }
+        var streams: [TestEventStream] = []
+        for id in ids {
+            streams += try await withThrowingTaskGroup(of: TestEventStream.self) { group in
+                for _ in 0..<20 {
+                    group.addTask { try await TestEventStream(port: node.port, path: "/v1/sessions/\(id)/search/events") }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        for stream in streams { #expect(try await stream.next()?.event == "snapshot") }
+        let before = try await ids.asyncMap { id in try await direct.get("/v1/sessions/\(id)/search").json }
+
+        let (status, took) = try await cluster.drain(0)
+        #expect(status == 0)
+        #expect(took < .seconds(5), "drained 1,000 streams in \(took)")
+        print("cluster: drain with \(streams.count) streams took \(took)")
+        var ended = 0
+        for stream in streams where try await stream.next() == nil { ended += 1 }
+        #expect(ended == 1000, "every stream ended with its final chunk")
+        // Every session continues on the other node, through the proxy, with the same state and version.
+        let client = cluster.client
+        for (id, state) in zip(ids, before) {
+            let after = try await client.get("/v1/sessions/\(id)/search")
+            #expect(after.header("X-VMHost-Node") == "n2")
+            #expect(after.json == state)
+        }
     }
 
     @Test func drainAndRollingRestartOfEveryNodeUnderLoadLoseNothing() async throws {
@@ -114,7 +167,7 @@ struct ClusterTests {
             "curl -sk --http2 --parallel --parallel-max 30 --max-time 4 -N -w '\(format)' "
             + "-o '\(directory)/stream-#1' '\(base)/search/events?n=[1-20]' "
             + "--next -sk --http2 -N -w '\(format)' -o '\(directory)/command' -H 'Content-Type: application/json' "
-            + "-d '{\"text\": \"over h2\"}' '\(base)/search/text' > '\(directory)/summary'; true"
+            + "-d '{\"text\": \"over h2\"}' '\(base)/search/text' > '\(directory)/summary' 2>/dev/null; true"
         try await cluster.shell(command)
         let lines = try String(contentsOfLog: "\(directory)/summary").split(separator: "\n")
         #expect(lines.count == 21)
@@ -150,6 +203,15 @@ struct ClusterTests {
                 + "http://127.0.0.1:\(cluster.port)/v1/sessions > '\(output)'"
         )
         #expect(try String(contentsOfLog: output) == "201")
+    }
+}
+
+extension Array {
+    /// `transform` on each element in order.
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var result: [T] = []
+        for element in self { result.append(try await transform(element)) }
+        return result
     }
 }
 
@@ -268,6 +330,12 @@ final class Load: Sendable {
         #expect(answered.problems.isEmpty, "\(answered.problems)")
         #expect(answered.versions.values.map(\.count).reduce(0, +) > clients.count, "commands flowed")
         if !allowGatewayErrors { #expect(answered.gatewayErrors == 0, "no 502/504 reached a client") }
+        let reconnects = clients.map { $0.snapshot.connections - 1 }.reduce(0, +)
+        let retried = clients.map { $0.snapshot.retriedAnswers }.reduce(0, +)
+        print(
+            "cluster: \(answered.versions.values.map(\.count).reduce(0, +)) commands answered, \(answered.retries) retried, "
+                + "\(answered.gatewayErrors) 502/504; \(reconnects) stream reconnects, \(retried) stream 503s"
+        )
         for following in clients { following.stop() }
         for run in runs { await run.value }
     }
