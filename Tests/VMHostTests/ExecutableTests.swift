@@ -172,12 +172,30 @@ final class SpawnedProcess: @unchecked Sendable {
         if let standardError {
             posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
+        // NB: the child must not inherit this process's sockets: a test's client connection kept open by a
+        // child (vmhost, HAProxy, a shell) is never seen closing by the server under test. (glibc's
+        // `addclosefrom_np` is not visible to Swift; closing a descriptor that is gone by then is no error.)
+        for descriptor in Self.openDescriptors() where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
         let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
         guard result == 0 else { throw TestClientError("posix_spawn failed: \(result)") }
         self.pid = pid
     }
 
     func signal(_ number: Int32) { kill(pid, number) }
+
+    /// The descriptors open in this process now (`/proc/self/fd`).
+    private static func openDescriptors() -> [Int32] {
+        guard let directory = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(directory) }
+        var descriptors: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let descriptor = Int32(name) { descriptors.append(descriptor) }
+        }
+        return descriptors
+    }
 
     /// Waits for the exit on a thread of its own: the status and when it was seen.
     func exit() -> Task<(Int32, ContinuousClock.Instant), any Error> {
