@@ -60,6 +60,14 @@ struct ClusterTests {
         let cluster = try await TestCluster.start(nodes: 3)
         defer { cluster.stop() }
         let sessions = try await Self.createSessions(cluster, 60)
+        // Loaded state: a page of products in every session, kept across the takeover.
+        let client = cluster.client
+        var products: [String: JSONValue] = [:]
+        for (id, _) in sessions {
+            let loaded = try await client.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=10")])
+            try #require(loaded.status == 200 && loaded.json?["items"]?.arrayValue?.isEmpty == false)
+            products[id] = loaded.json
+        }
         let load = try await Load.start(cluster, sessions.map(\.id))
 
         // Kill the node holding n2's sessions while commands flow and every session has a stream.
@@ -83,6 +91,9 @@ struct ClusterTests {
             takenOver += try await Self.metric("vmhost_sessions_taken_over_total", port: node.port)
         }
         #expect(takenOver >= Double(victims.count), "/metrics counts the sessions taken over")
+        for (id, _) in sessions {
+            #expect(try await cluster.client.get("/v1/sessions/\(id)/products").json == products[id], "loaded state kept")
+        }
     }
 
     /// The value of an unlabelled metric on a node's `/metrics`.
