@@ -26,7 +26,9 @@ public enum SessionID {
         bytes.reserveCapacity(16)
         for _ in 0..<2 {
             let word = generator.next()
-            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+            for shift in stride(from: 0, to: 64, by: 8) {
+                bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+            }
         }
         return base64URL(bytes)
     }

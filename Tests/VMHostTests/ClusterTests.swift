@@ -92,7 +92,8 @@ struct ClusterTests {
         }
         #expect(takenOver >= Double(victims.count), "/metrics counts the sessions taken over")
         for (id, _) in sessions {
-            #expect(try await cluster.client.get("/v1/sessions/\(id)/products").json == products[id], "loaded state kept")
+            let kept = try await cluster.client.get("/v1/sessions/\(id)/products").json
+            #expect(kept == products[id], "loaded state kept")
         }
     }
 
@@ -119,7 +120,9 @@ struct ClusterTests {
         for id in ids {
             streams += try await withThrowingTaskGroup(of: TestEventStream.self) { group in
                 for _ in 0..<20 {
-                    group.addTask { try await TestEventStream(port: node.port, path: "/v1/sessions/\(id)/search/events") }
+                    group.addTask {
+                        try await TestEventStream(port: node.port, path: "/v1/sessions/\(id)/search/events")
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -336,7 +339,9 @@ final class Load: Sendable {
                 #expect(record.state?["searchText"]?.stringValue == text, "the last answered command took effect")
             }
             let versions = answered.versions[following.sessionID] ?? []
-            #expect(versions == versions.sorted() && Set(versions).count == versions.count, "answered versions increase")
+            #expect(
+                versions == versions.sorted() && Set(versions).count == versions.count, "answered versions increase"
+            )
         }
         #expect(answered.problems.isEmpty, "\(answered.problems)")
         #expect(answered.versions.values.map(\.count).reduce(0, +) > clients.count, "commands flowed")
@@ -344,8 +349,9 @@ final class Load: Sendable {
         let reconnects = clients.map { $0.snapshot.connections - 1 }.reduce(0, +)
         let retried = clients.map { $0.snapshot.retriedAnswers }.reduce(0, +)
         print(
-            "cluster: \(answered.versions.values.map(\.count).reduce(0, +)) commands answered, \(answered.retries) retried, "
-                + "\(answered.gatewayErrors) 502/504; \(reconnects) stream reconnects, \(retried) stream 503s"
+            "cluster: \(answered.versions.values.map(\.count).reduce(0, +)) commands answered, "
+                + "\(answered.retries) retried, \(answered.gatewayErrors) 502/504; \(reconnects) stream reconnects, "
+                + "\(retried) stream 503s"
         )
         for following in clients { following.stop() }
         for run in runs { await run.value }

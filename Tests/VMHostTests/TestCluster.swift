@@ -63,7 +63,8 @@ final class TestCluster: @unchecked Sendable {
         let directory = String(cString: created)
         free(created)
         let cluster = TestCluster(
-            redis: redis, port: try TestListener.closedPort(), tlsPort: try TestListener.closedPort(), directory: directory
+            redis: redis, port: try TestListener.closedPort(), tlsPort: try TestListener.closedPort(),
+            directory: directory
         )
         do {
             for index in 1...count {
@@ -181,7 +182,8 @@ final class TestCluster: @unchecked Sendable {
         let client = TestHTTPClient(port: port)
         let ready = try await eventually(timeout: .seconds(10)) { (try? await client.get("/healthz"))?.status == 200 }
         guard ready else {
-            throw TestClientError("HAProxy did not start: \((try? String(contentsOfLog: "\(directory)/haproxy.log")) ?? "")")
+            let log = (try? String(contentsOfLog: "\(directory)/haproxy.log")) ?? ""
+            throw TestClientError("HAProxy did not start: \(log)")
         }
     }
 
