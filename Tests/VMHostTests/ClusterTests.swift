@@ -59,7 +59,7 @@ struct ClusterTests {
     @Test func whenANodeIsKilledItsStreamsResumeOnLiveNodesWithNoGap() async throws {
         let cluster = try await TestCluster.start(nodes: 3)
         defer { cluster.stop() }
-        let sessions = try await Self.createSessions(cluster, 60)
+        let sessions = try await Self.createSessions(cluster, 300)
         // Loaded state: a page of products in every session, kept across the takeover.
         let client = cluster.client
         var products: [String: JSONValue] = [:]
@@ -73,7 +73,7 @@ struct ClusterTests {
         // Kill the node holding n2's sessions while commands flow and every session has a stream.
         let victim = "n2"
         let victims = load.clients.filter { $0.snapshot.node == victim }
-        #expect(victims.count >= 10)
+        #expect(victims.count >= 50)
         try await Task.sleep(for: .milliseconds(300))
         let killed = ContinuousClock.now
         try await cluster.kill(1)
@@ -149,7 +149,7 @@ struct ClusterTests {
     @Test func drainAndRollingRestartOfEveryNodeUnderLoadLoseNothing() async throws {
         let cluster = try await TestCluster.start(nodes: 3)
         defer { cluster.stop() }
-        let sessions = try await Self.createSessions(cluster, 30)
+        let sessions = try await Self.createSessions(cluster, 90)
         let load = try await Load.start(cluster, sessions.map(\.id))
         for index in 0..<3 {
             let id = cluster.nodes[index].id
