@@ -48,6 +48,9 @@ public final class SessionStore {
     public var onRestoreFailure: (@LoopActor (String, SnapshotError) -> Void)?
     /// The journal sessions outlive the process in; nil keeps them in memory only.
     public var journal: (any SessionJournal)?
+    /// Ends the ids of sessions created here (`id.tag`), so a proxy routes them to this node; nil or an
+    /// invalid tag (``SessionID/isValidNodeTag(_:)``) creates untagged ids.
+    public var nodeTag: String?
     /// Takeovers in progress, so concurrent requests for one session load it once.
     private var loading: [String: Task<TakeOver, Never>] = [:]
 
@@ -87,14 +90,14 @@ public final class SessionStore {
     /// Total open event streams across sessions.
     public var openStreamCount: Int { sessions.values.reduce(0) { $0 + $1.openStreamCount } }
 
-    /// Creates a session with a fresh CSPRNG id.
+    /// Creates a session with a fresh CSPRNG id (tagged with ``nodeTag``).
     /// - Throws: ``SessionLimitReached`` at the limit.
     public func create() throws(SessionLimitReached) -> Session {
         guard sessions.count < configuration.maxSessions else {
             throw SessionLimitReached(limit: configuration.maxSessions)
         }
         let session = Session(
-            id: SessionID.generate(), viewModels: viewModels, now: now(), replayCapacity: configuration.replayCapacity
+            id: SessionID.generate(nodeTag: nodeTag), viewModels: viewModels, now: now(), replayCapacity: configuration.replayCapacity
         )
         sessions[session.id] = session
         if let journal {

@@ -295,7 +295,7 @@ enum EmbeddedResources {
                 "description": "`/v1/sessions/{id}`.",
                 "schema": {
                   "type": "string",
-                  "pattern": "^/v1/sessions/[A-Za-z0-9_-]{22}$"
+                  "pattern": "^/v1/sessions/[A-Za-z0-9_-]{22}(\\.[A-Za-z0-9_-]{1,32})?$"
                 }
               }
             },
@@ -1684,8 +1684,8 @@ enum EmbeddedResources {
       },
       "SessionID": {
         "type": "string",
-        "pattern": "^[A-Za-z0-9_-]{22}$",
-        "description": "128 bits from a CSPRNG, base64url without padding. Knowing it is the capability to use the session."
+        "pattern": "^[A-Za-z0-9_-]{22}(\\.[A-Za-z0-9_-]{1,32})?$",
+        "description": "128 bits from a CSPRNG, base64url without padding; then `.` and the id of the node that created it when that node has a URL-safe `--node-id` (a routing hint for the proxy, docs/cluster.md). Knowing it is the capability to use the session."
       },
       "CommandAccepted": {
         "type": "object",

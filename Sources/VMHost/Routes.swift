@@ -15,11 +15,15 @@ struct Routes {
     let serverLoad: @LoopActor () -> (streams: Int, connections: Int)
     /// The journal's health and counters; nil without `--redis-url`.
     let journalStatus: @LoopActor () -> JournalStatus?
+    /// Whether the node is draining (`SIGTERM`): `/healthz` answers 503 and session routes answer 503 with
+    /// `Retry-After`, so the proxy sends them to another node, which takes the sessions over.
+    let isDraining: @LoopActor () -> Bool
 
     func register(on router: inout Router) {
         WebClient.register(on: &router)
         OpenAPIDocument.register(on: &router)
         router.on(.get, "/healthz") { _ in
+            if isDraining() { return .response(.json(["status": "draining"], status: 503)) }
             guard let journal = journalStatus() else { return .response(.json(["status": "ok"])) }
             return .response(.json(["status": "ok", "journal": journal.isAvailable ? "ok" : "unavailable"]))
         }
@@ -37,7 +41,10 @@ struct Routes {
             )
         }
 
-        router.on(.post, "/v1/sessions") { _ in try createSession() }
+        router.on(.post, "/v1/sessions") { _ in
+            if isDraining() { throw Self.draining }
+            return try createSession()
+        }
         router.on(.get, "/v1/sessions/:id") { request in
             try withSession(request) { (session) throws(HTTPError) in .response(.json(session.json)) }
         }
@@ -162,6 +169,8 @@ struct Routes {
         _ request: HTTPRequest, _ body: @escaping @LoopActor (Session) throws(HTTPError) -> HTTPHandlerResult
     ) throws(HTTPError) -> HTTPHandlerResult {
         let id = request.parameters["id"] ?? ""
+        // NB: a draining node has released (or is releasing) its sessions: serving one would take it back.
+        if isDraining() { throw Self.draining }
         if let session = sessions.session(id) { return try body(session) }
         guard sessions.journal != nil else { throw Self.sessionNotFound(id) }
         return .later {
@@ -229,6 +238,13 @@ struct Routes {
     /// The `Last-Event-ID` header, or the `lastEventId` query parameter.
     static func lastEventID(_ request: HTTPRequest) -> String? {
         (request.header("Last-Event-ID") ?? request.query["lastEventId"]).map { $0.trimmingHTTPWhitespace() }
+    }
+
+    /// The answer of a draining node to session requests: another node will serve them.
+    static var draining: HTTPError {
+        var error = HTTPError.overloaded("this node is shutting down; retry the request")
+        error.headers.append(HTTPHeader("Retry-After", "1"))
+        return error
     }
 
     static func sessionNotFound(_ id: String) -> HTTPError {

@@ -36,6 +36,8 @@ public final class VMHostApplication {
     private let client: HTTPClient
     private var server: HTTPServer?
     private let upstreams: UpstreamFactory
+    /// Set when ``shutdown()`` begins: session routes and `/healthz` answer 503 from then on.
+    private var isDraining = false
 
     /// Builds the application; nothing listens until ``start()``.
     /// - Parameters:
@@ -112,6 +114,8 @@ public final class VMHostApplication {
         self.server = server
         nodeID = configuration.nodeID ?? "\(configuration.host):\(port)"
         server.commonHeaders = [HTTPHeader("X-VMHost-Node", nodeID)]
+        // NB: ids name their node only when its id fits in a URL segment (`n1`, not the default `host:port`).
+        sessions.nodeTag = nodeID
         startJournal()
         sessions.startExpiry()
         logger.info(
@@ -165,7 +169,8 @@ public final class VMHostApplication {
                 guard let self, self.configuration.redisURL != nil else { return nil }
                 guard let journal = self.journal else { return .unavailable }
                 return JournalStatus(journal: journal)
-            }
+            },
+            isDraining: { [weak self] in self?.isDraining ?? true }
         )
         .register(on: &router)
         return router
@@ -176,6 +181,7 @@ public final class VMHostApplication {
     /// With the journal, every session is written and released first, so another node (or this one after
     /// a restart) continues it with no gap.
     public func shutdown() async {
+        isDraining = true
         server?.startDraining()
         if let journal {
             await journal.releaseAll()

@@ -174,11 +174,15 @@ final class SpawnedProcess: @unchecked Sendable {
         }
         // NB: the child must not inherit the sockets other tests of this process have open (they are not
         // close-on-exec): a socket held by a child stays open when its test closes it, and its peer never
-        // sees the close.
-        // (glibc 2.34 has the action, but its header declares it only with _GNU_SOURCE: looked up at run time.)
+        // sees the close. glibc 2.34 has `addclosefrom_np`, but its header declares it only with
+        // _GNU_SOURCE: looked up at run time, else every open descriptor is closed one by one.
         if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
             typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
             _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        } else {
+            for descriptor in Self.openDescriptors() where descriptor > 2 {
+                posix_spawn_file_actions_addclose(&actions, descriptor)
+            }
         }
         let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
         guard result == 0 else { throw TestClientError("posix_spawn failed: \(result)") }
@@ -186,6 +190,20 @@ final class SpawnedProcess: @unchecked Sendable {
     }
 
     func signal(_ number: Int32) { kill(pid, number) }
+
+    /// The descriptors open in this process now (`/proc/self/fd`).
+    private static func openDescriptors() -> [Int32] {
+        guard let directory = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(directory) }
+        var descriptors: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if let descriptor = Int32(name) { descriptors.append(descriptor) }
+        }
+        return descriptors
+    }
 
     /// Waits for the exit on a thread of its own: the status and when it was seen.
     func exit() -> Task<(Int32, ContinuousClock.Instant), any Error> {
