@@ -103,7 +103,9 @@ let package = Package(
         .testTarget(name: "JSONPatchTests", dependencies: ["JSON", "JSONPatch", "VMHostTesting"]),
         .testTarget(
             name: "HTTPServerTests",
-            dependencies: ["HTTPServer", "EventLoop", "JSON", "VMHostTesting", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "HTTPServer", "EventLoop", "JSON", "VMHostTesting", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "VMHostTesting"]),
         .testTarget(

@@ -32,22 +32,26 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
         }
         self.base = base
         let context = Unmanaged.passUnretained(self).toOpaque()
-        wakeEvent = event_new(base, -1, 0, { _, _, context in
-            guard let context else { return }
-            Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().runPendingJobs()
-        }, context)
+        wakeEvent = event_new(
+            base, -1, 0,
+            { _, _, context in
+                guard let context else { return }
+                Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().runPendingJobs()
+            }, context)
         startThread()
     }
 
     private func startThread() {
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
-        let result = pthread_create(&thread, nil, { context in
-            let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
-            loop.loopThread.store(UInt(pthread_self()), ordering: .releasing)
-            event_base_loop(loop.base, EVLOOP_NO_EXIT_ON_EMPTY)
-            return nil
-        }, context)
+        let result = pthread_create(
+            &thread, nil,
+            { context in
+                let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
+                loop.loopThread.store(UInt(pthread_self()), ordering: .releasing)
+                event_base_loop(loop.base, EVLOOP_NO_EXIT_ON_EMPTY)
+                return nil
+            }, context)
         precondition(result == 0, "pthread_create failed: \(result)")
         // Record the id here too, so `checkIsolated` is right even before the thread has run.
         loopThread.store(UInt(thread), ordering: .releasing)

@@ -17,11 +17,13 @@ public final class LoopTimer {
         self.action = action
         self.repeats = repeats
         let context = Unmanaged.passUnretained(self).toOpaque()
-        event = event_new(EventLoop.shared.base, -1, repeats ? Int16(EV_PERSIST) : 0, { _, _, context in
-            guard let context else { return }
-            let timer = Unmanaged<LoopTimer>.fromOpaque(context).takeUnretainedValue()
-            LoopActor.assumeIsolated { timer.action() }
-        }, context)
+        event = event_new(
+            EventLoop.shared.base, -1, repeats ? Int16(EV_PERSIST) : 0,
+            { _, _, context in
+                guard let context else { return }
+                let timer = Unmanaged<LoopTimer>.fromOpaque(context).takeUnretainedValue()
+                LoopActor.assumeIsolated { timer.action() }
+            }, context)
     }
 
     /// Arms the timer to fire after `delay` (and then every `delay` if repeating), replacing any earlier schedule.

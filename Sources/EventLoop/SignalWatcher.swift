@@ -10,11 +10,13 @@ public final class SignalWatcher {
     public init(signal: Int32, action: @escaping @LoopActor (Int32) -> Void) {
         self.action = action
         let context = Unmanaged.passUnretained(self).toOpaque()
-        event = event_new(EventLoop.shared.base, signal, Int16(EV_SIGNAL | EV_PERSIST), { signal, _, context in
-            guard let context else { return }
-            let watcher = Unmanaged<SignalWatcher>.fromOpaque(context).takeUnretainedValue()
-            LoopActor.assumeIsolated { watcher.action(signal) }
-        }, context)
+        event = event_new(
+            EventLoop.shared.base, signal, Int16(EV_SIGNAL | EV_PERSIST),
+            { signal, _, context in
+                guard let context else { return }
+                let watcher = Unmanaged<SignalWatcher>.fromOpaque(context).takeUnretainedValue()
+                LoopActor.assumeIsolated { watcher.action(signal) }
+            }, context)
         event_add(event, nil)
     }
 

@@ -44,7 +44,8 @@ public struct GzipStreamEncoder {
     /// Counts `segment` into the trailer; returns what goes in front of its deflate bytes (the member
     /// header before the first segment, else nothing).
     public mutating func record(_ segment: GzipSegment) -> [UInt8] {
-        crc = UInt32(truncatingIfNeeded: crc32_combine_op(uLong(crc), uLong(segment.crc), uLong(segment.combineOperator)))
+        crc = UInt32(
+            truncatingIfNeeded: crc32_combine_op(uLong(crc), uLong(segment.crc), uLong(segment.combineOperator)))
         length &+= UInt32(truncatingIfNeeded: segment.length)
         guard !started else { return [] }
         started = true
@@ -58,7 +59,9 @@ public struct GzipStreamEncoder {
         // NB: a fixed-Huffman block with BFINAL set holding only the end-of-block code: bits 1, 01, 0000000.
         bytes += [0x03, 0x00]
         for value in [crc, length] {
-            for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+            for shift in stride(from: 0, to: 32, by: 8) {
+                bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
+            }
         }
         return bytes
     }

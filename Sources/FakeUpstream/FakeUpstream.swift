@@ -144,11 +144,12 @@ public final class FakeUpstream {
         case "flickr.photos.getFavorites", "flickr.photos.comments.getList", "flickr.photos.getInfo":
             let photoID = query["photo_id"] ?? ""
             if let photo = FakeFlickrPhoto(id: photoID) {
-                answer = switch method {
-                case "flickr.photos.getFavorites": FlickrFixtures.favorites(photoID: photoID)
-                case "flickr.photos.comments.getList": FlickrFixtures.comments(photoID: photoID)
-                default: photo.info
-                }
+                answer =
+                    switch method {
+                    case "flickr.photos.getFavorites": FlickrFixtures.favorites(photoID: photoID)
+                    case "flickr.photos.comments.getList": FlickrFixtures.comments(photoID: photoID)
+                    default: photo.info
+                    }
             } else {
                 answer = Self.flickrFailure(code: 1, message: "Photo not found")
             }

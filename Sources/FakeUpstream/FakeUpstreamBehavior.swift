@@ -28,7 +28,9 @@ public struct FakeUpstreamBehavior: Sendable, Equatable {
     public var slowDelay: Duration
 
     /// Creates a behaviour; the default answers at once with no fault.
-    public init(latency: Duration = .zero, fault: FakeFault? = nil, faultCount: Int? = nil, slowDelay: Duration = .seconds(3)) {
+    public init(
+        latency: Duration = .zero, fault: FakeFault? = nil, faultCount: Int? = nil, slowDelay: Duration = .seconds(3)
+    ) {
         self.latency = latency
         self.fault = fault
         self.faultCount = faultCount
@@ -37,7 +39,8 @@ public struct FakeUpstreamBehavior: Sendable, Equatable {
 
     var json: JSONValue {
         [
-            "latencyMs": .int(Int(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000)),
+            "latencyMs": .int(
+                Int(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000)),
             "fault": fault.map { .string($0.rawValue) } ?? .null,
             "faultCount": faultCount.map { .int($0) } ?? .null,
             "slowDelayMs": .int(

@@ -35,7 +35,8 @@ enum FlickrFixtures {
         let pages = (total + perPage - 1) / perPage
         let seed = StableHash.fnv1a(text)
         let start = (page - 1) * perPage
-        let photos = start < total
+        let photos =
+            start < total
             ? (start..<min(start + perPage, total)).map { FakeFlickrPhoto(seed: seed, index: $0).searchEntry } : []
         let asStrings = page % 2 == 1
         func number(_ value: Int) -> JSONValue { asStrings ? .string(String(value)) : .int(value) }
@@ -53,7 +54,8 @@ enum FlickrFixtures {
     /// The number of favorites of `photoID`: mostly small, now and then a popular photo.
     static func favoritesTotal(photoID: String) -> Int {
         let hash = StableHash.fnv1a(photoID)
-        return StableHash.pick(hash, 1, count: 10) == 0 ? 100 + StableHash.pick(hash, 2, count: 151)
+        return StableHash.pick(hash, 1, count: 10) == 0
+            ? 100 + StableHash.pick(hash, 2, count: 151)
             : StableHash.pick(hash, 3, count: 40)
     }
 
@@ -99,19 +101,20 @@ enum FlickrFixtures {
         let page = "https://www.flickr.com/photos/\(photo.map { person($0.owner).nsid } ?? "unknown")/\(photoID)/"
         var created = photo?.posted ?? 1_500_000_000
         if count > 0 {
-            body["comment"] = .array((0..<count).map { index in
-                let seed = StableHash.mix(hash, UInt64(200 + index))
-                let author = person(seed)
-                let commentID = "\(author.nsid.prefix(8))-\(photoID)-\(72_157_000_000_000 + index)"
-                created += 60 + Int(seed % 2_000_000)
-                return [
-                    "id": .string(commentID), "author": .string(author.nsid), "author_is_deleted": 0,
-                    "authorname": .string(author.username), "datecreate": .string(String(created)),
-                    "permalink": .string("\(page)#comment\(commentID)"),
-                    "path_alias": author.pathAlias, "realname": .string(author.realname),
-                    "_content": .string(remarks[StableHash.pick(seed, 9, count: remarks.count)]),
-                ]
-            })
+            body["comment"] = .array(
+                (0..<count).map { index in
+                    let seed = StableHash.mix(hash, UInt64(200 + index))
+                    let author = person(seed)
+                    let commentID = "\(author.nsid.prefix(8))-\(photoID)-\(72_157_000_000_000 + index)"
+                    created += 60 + Int(seed % 2_000_000)
+                    return [
+                        "id": .string(commentID), "author": .string(author.nsid), "author_is_deleted": 0,
+                        "authorname": .string(author.username), "datecreate": .string(String(created)),
+                        "permalink": .string("\(page)#comment\(commentID)"),
+                        "path_alias": author.pathAlias, "realname": .string(author.realname),
+                        "_content": .string(remarks[StableHash.pick(seed, 9, count: remarks.count)]),
+                    ]
+                })
         }
         return ["comments": .object(body), "stat": "ok"]
     }
@@ -131,11 +134,12 @@ enum FlickrFixtures {
     /// The member derived from `value`.
     static func person(_ value: UInt64) -> Person {
         let username = FakeFlickrPhoto.username(value)
-        let pathAlias: JSONValue = switch value / 5 % 3 {
-        case 0: .null
-        case 1: ""
-        default: .string(username.filter { $0.isLetter || $0.isNumber })
-        }
+        let pathAlias: JSONValue =
+            switch value / 5 % 3 {
+            case 0: .null
+            case 1: ""
+            default: .string(username.filter { $0.isLetter || $0.isNumber })
+            }
         return Person(
             nsid: "\(10_000_000 + Int(value % 190_000_000))@N0\(value % 8)", username: username,
             realname: FakeFlickrPhoto.realname(value), pathAlias: pathAlias

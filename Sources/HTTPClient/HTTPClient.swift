@@ -147,9 +147,12 @@ public final class HTTPClient {
         }
         if let body = request.body {
             vmh_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-            ok = ok && body.withUnsafeBytes { bytes in
-                vmh_curl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-            } == CURLE_OK
+            ok =
+                ok
+                && body.withUnsafeBytes { bytes in
+                    vmh_curl_easy_setopt_pointer(
+                        easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                } == CURLE_OK
         }
         if transfer.requestHeaders != nil {
             vmh_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.requestHeaders)

@@ -10,7 +10,9 @@ public struct HTTPClientRequest: Sendable {
     public var timeout: Duration?
 
     /// Creates a GET (or, with a body, POST) request.
-    public init(url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, timeout: Duration? = nil) {
+    public init(
+        url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, timeout: Duration? = nil
+    ) {
         self.url = url
         self.headers = headers
         self.body = body

@@ -26,11 +26,13 @@ final class SocketWatch {
         if what & vmh_curl_poll_in != 0 { flags |= Int16(EV_READ) }
         if what & vmh_curl_poll_out != 0 { flags |= Int16(EV_WRITE) }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        event = event_new(EventLoop.shared.base, socket, flags, { fd, events, context in
-            guard let context else { return }
-            let watch = Unmanaged<SocketWatch>.fromOpaque(context).takeUnretainedValue()
-            LoopActor.assumeIsolated { watch.client.socketReady(fd, events: events) }
-        }, context)
+        event = event_new(
+            EventLoop.shared.base, socket, flags,
+            { fd, events, context in
+                guard let context else { return }
+                let watch = Unmanaged<SocketWatch>.fromOpaque(context).takeUnretainedValue()
+                LoopActor.assumeIsolated { watch.client.socketReady(fd, events: events) }
+            }, context)
         event_add(event, nil)
     }
 

@@ -68,11 +68,13 @@ extension HTTPServer {
 
     private func setCloseCallback(on connection: OpaquePointer) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        evhttp_connection_set_closecb(connection, { connection, context in
-            guard let connection, let context else { return }
-            let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-            LoopActor.assumeIsolated { server.connectionClosed(connection) }
-        }, context)
+        evhttp_connection_set_closecb(
+            connection,
+            { connection, context in
+                guard let connection, let context else { return }
+                let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+                LoopActor.assumeIsolated { server.connectionClosed(connection) }
+            }, context)
     }
 
     /// evhttp is closing a known connection; a stream on it ends.

@@ -108,16 +108,20 @@ public final class HTTPServer {
         evhttp_set_timeout_tv(http, &idle)
         evhttp_set_default_content_type(http, defaultContentType)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        evhttp_set_bevcb(http, { base, context in
-            guard let base, let context else { return nil }
-            let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-            return LoopActor.assumeIsolated { server.headDeadlines.makeBufferEvent(base: base) }
-        }, context)
-        evhttp_set_gencb(http, { request, context in
-            guard let request, let context else { return }
-            let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-            LoopActor.assumeIsolated { server.handle(request) }
-        }, context)
+        evhttp_set_bevcb(
+            http,
+            { base, context in
+                guard let base, let context else { return nil }
+                let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+                return LoopActor.assumeIsolated { server.headDeadlines.makeBufferEvent(base: base) }
+            }, context)
+        evhttp_set_gencb(
+            http,
+            { request, context in
+                guard let request, let context else { return }
+                let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+                LoopActor.assumeIsolated { server.handle(request) }
+            }, context)
         boundSocket = evhttp_bind_listener(http, listener.pointer)
         port = listener.port
         headDeadlines.start()
@@ -245,7 +249,8 @@ public final class HTTPServer {
                 } catch {
                     guard let self else { return }
                     let httpError = error as? HTTPError ?? .internalError
-                    self.respond(self.configuration.errorResponder.response(for: httpError), to: request, started: started)
+                    self.respond(
+                        self.configuration.errorResponder.response(for: httpError), to: request, started: started)
                     return
                 }
                 self?.deliver(next, to: request, started: started)

@@ -102,11 +102,13 @@ public final class ServerSentEventStream: EventSink {
         // refused, every write must ask again, or a keepalive in between would lose the reader's resync.
         if drainWanted || pending + count > maxPendingBytes / 2 {
             let context = Unmanaged.passUnretained(self).toOpaque()
-            evhttp_send_reply_chunk_with_cb(raw, scratch, { _, context in
-                guard let context else { return }
-                let stream = Unmanaged<ServerSentEventStream>.fromOpaque(context).takeUnretainedValue()
-                LoopActor.assumeIsolated { stream.drained() }
-            }, context)
+            evhttp_send_reply_chunk_with_cb(
+                raw, scratch,
+                { _, context in
+                    guard let context else { return }
+                    let stream = Unmanaged<ServerSentEventStream>.fromOpaque(context).takeUnretainedValue()
+                    LoopActor.assumeIsolated { stream.drained() }
+                }, context)
         } else {
             evhttp_send_reply_chunk(raw, scratch)
         }

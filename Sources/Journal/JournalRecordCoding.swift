@@ -24,8 +24,10 @@ enum JournalRecordCoding {
     }
 
     static func answer(fingerprint: [UInt8], answer: IdempotentAnswer) -> [UInt8] {
-        let hex = fingerprint.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
-            .joined()
+        let hex = fingerprint.map {
+            String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+        }
+        .joined()
         return JSONValue.object([
             "fingerprint": .string(hex), "status": .int(answer.status),
             "headers": .array(answer.headers.map { [.string($0.name), .string($0.value)] }),

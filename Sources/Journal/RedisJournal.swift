@@ -143,7 +143,8 @@ public final class RedisJournal: SessionJournal {
             return .found(record)
         } catch {
             statistics.corruptRecords += 1
-            logger.error("journal record unreadable: treated as missing", metadata: ["session": "\(id)", "error": "\(error)"])
+            logger.error(
+                "journal record unreadable: treated as missing", metadata: ["session": "\(id)", "error": "\(error)"])
             return .notFound
         }
     }
@@ -318,14 +319,16 @@ public final class RedisJournal: SessionJournal {
             markDirty(session)
         case .success(let other):
             statistics.writeFailures += 1
-            logger.error("journal write: unexpected reply", metadata: ["session": "\(session.id)", "reply": "\(other)"])
+            logger.error(
+                "journal write: unexpected reply", metadata: ["session": "\(session.id)", "reply": "\(other)"])
             degrade(session)
         case .failure(let error):
             statistics.writeFailures += 1
             logger.warning("journal write failed", metadata: ["session": "\(session.id)", "error": "\(error)"])
             degrade(session)
         }
-        let more = session.isQueuedForJournal || !session.unjournaledAnswers.isEmpty
+        let more =
+            session.isQueuedForJournal || !session.unjournaledAnswers.isEmpty
             || session.slots.contains(where: { $0.channel.latestVersion != $0.channel.version })
         session.isQueuedForJournal = false
         session.journalWriteEnded()
@@ -381,7 +384,8 @@ public final class RedisJournal: SessionJournal {
     // MARK: Scripts
 
     /// Runs a script by its SHA1 once Redis knows it (`EVALSHA`), else by its text (`EVAL`), learning the SHA1.
-    private func evaluate(_ script: String, keys: [String], arguments: [[UInt8]]) async throws(RedisError) -> RedisReply {
+    private func evaluate(_ script: String, keys: [String], arguments: [[UInt8]]) async throws(RedisError) -> RedisReply
+    {
         var tail: [[UInt8]] = [Array(String(keys.count).utf8)]
         tail.append(contentsOf: keys.map { Array($0.utf8) })
         tail.append(contentsOf: arguments)

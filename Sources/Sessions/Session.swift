@@ -49,7 +49,8 @@ public final class Session {
         var slots: [ViewModelSlot] = []
         for registration in viewModels {
             if let entry = record.viewModels[registration.name] {
-                slots.append(try ViewModelSlot.restore(entry, registration: registration, replayCapacity: replayCapacity))
+                slots.append(
+                    try ViewModelSlot.restore(entry, registration: registration, replayCapacity: replayCapacity))
             } else {
                 slots.append(ViewModelSlot.make(registration, replayCapacity: replayCapacity))
             }
@@ -84,7 +85,8 @@ public final class Session {
 
     /// Whether anything of the session is not yet in the journal.
     public var hasUnjournaledChanges: Bool {
-        isBeingJournaled || isQueuedForJournal || !unjournaledAnswers.isEmpty || slots.contains { $0.channel.latestVersion != $0.channel.version }
+        isBeingJournaled || isQueuedForJournal || !unjournaledAnswers.isEmpty
+            || slots.contains { $0.channel.latestVersion != $0.channel.version }
     }
 
     /// Returns once everything changed so far is in the journal (or the journal gave up on it): what a

@@ -97,7 +97,8 @@ public final class SessionStore {
             throw SessionLimitReached(limit: configuration.maxSessions)
         }
         let session = Session(
-            id: SessionID.generate(nodeTag: nodeTag), viewModels: viewModels, now: now(), replayCapacity: configuration.replayCapacity
+            id: SessionID.generate(nodeTag: nodeTag), viewModels: viewModels, now: now(),
+            replayCapacity: configuration.replayCapacity
         )
         sessions[session.id] = session
         if let journal {

@@ -27,7 +27,8 @@ public final class DummyJSONProductService: ProductService {
     }
 
     /// Creates the service on its own ``SharedFetcher`` over `client`.
-    public convenience init(client: HTTPClient, baseURL: String, pageSize: Int = 20, recorder: UpstreamRecorder = .none) {
+    public convenience init(client: HTTPClient, baseURL: String, pageSize: Int = 20, recorder: UpstreamRecorder = .none)
+    {
         self.init(fetcher: SharedFetcher(client: client), baseURL: baseURL, pageSize: pageSize, recorder: recorder)
     }
 
@@ -71,7 +72,8 @@ public final class DummyJSONProductService: ProductService {
             price: ProductFormatting.dollarPrice(entry["price"]?.lenientDouble),
             badge: ProductFormatting.stockBadge(stock: entry["stock"]?.lenientInt),
             detail: ProductFormatting.ratingDetail(
-                rating: entry["rating"].flatMap(plainNumber), discountPercent: entry["discountPercentage"]?.lenientDouble
+                rating: entry["rating"].flatMap(plainNumber),
+                discountPercent: entry["discountPercentage"]?.lenientDouble
             ),
             imageUrl: nonEmpty(entry["thumbnail"]?.stringValue)
         )

@@ -25,7 +25,8 @@ public final class EnvelopeProductService: ProductService {
     }
 
     /// Creates the service on its own ``SharedFetcher`` over `client`.
-    public convenience init(client: HTTPClient, baseURL: String, pageSize: Int = 20, recorder: UpstreamRecorder = .none) {
+    public convenience init(client: HTTPClient, baseURL: String, pageSize: Int = 20, recorder: UpstreamRecorder = .none)
+    {
         self.init(fetcher: SharedFetcher(client: client), baseURL: baseURL, pageSize: pageSize, recorder: recorder)
     }
 
@@ -49,7 +50,9 @@ public final class EnvelopeProductService: ProductService {
             let message = json["message"]?.stringValue ?? "the product API reported a failure"
             throw UpstreamError(kind: .business, message: message)
         }
-        guard let data = json["data"]?.arrayValue else { throw .decoding("missing 'data' list", service: "product API") }
+        guard let data = json["data"]?.arrayValue else {
+            throw .decoding("missing 'data' list", service: "product API")
+        }
         var items: [Product] = []
         items.reserveCapacity(data.count)
         for (index, entry) in data.enumerated() {

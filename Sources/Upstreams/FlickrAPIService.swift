@@ -94,13 +94,14 @@ public final class FlickrAPIService: FlickrService {
         if let apiKey { all.append((name: "api_key", value: apiKey)) }
         all += parameters
         all += [(name: "format", value: "json"), (name: "nojsoncallback", value: "1")]
-        let separator = if !endpoint.contains("?") {
-            "?"
-        } else if endpoint.hasSuffix("?") || endpoint.hasSuffix("&") {
-            ""
-        } else {
-            "&"
-        }
+        let separator =
+            if !endpoint.contains("?") {
+                "?"
+            } else if endpoint.hasSuffix("?") || endpoint.hasSuffix("&") {
+                ""
+            } else {
+                "&"
+            }
         return endpoint + separator + PercentEncoding.query(all)
     }
 

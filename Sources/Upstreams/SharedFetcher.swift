@@ -66,7 +66,9 @@ public final class SharedFetcher {
 
     /// Fetches `url` with GET, sharing an identical transfer in flight and, when `cacheable`, the cache.
     /// - Throws: ``HTTPClientError`` (`.cancelled` when the caller's task was cancelled).
-    public func get(_ url: String, headers: [(name: String, value: String)] = [], cacheable: Bool) async throws(HTTPClientError)
+    public func get(
+        _ url: String, headers: [(name: String, value: String)] = [], cacheable: Bool
+    ) async throws(HTTPClientError)
         -> HTTPClientResponse
     {
         if Task.isCancelled { throw .cancelled }
@@ -134,7 +136,8 @@ public final class SharedFetcher {
         if flights[url] === flight { flights[url] = nil }
     }
 
-    private func land(url: String, flight: Flight, result: Result<HTTPClientResponse, HTTPClientError>, cacheable: Bool) {
+    private func land(url: String, flight: Flight, result: Result<HTTPClientResponse, HTTPClientError>, cacheable: Bool)
+    {
         if flights[url] === flight { flights[url] = nil }
         if cacheable, case .success(let response) = result, (200..<300).contains(response.status) {
             store(url: url, response: response)

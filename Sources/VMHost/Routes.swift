@@ -1,7 +1,7 @@
 import EventLoop
 import HTTPServer
-import Journal
 import JSON
+import Journal
 import Sessions
 import ViewModels
 
@@ -92,7 +92,9 @@ struct Routes {
                 }
             }
             router.on(.get, "/v1/sessions/:id/\(name)/events") { request in
-                try withSession(request) { (session) throws(HTTPError) in try stream(request, slot(session, name, request).channel) }
+                try withSession(request) { (session) throws(HTTPError) in
+                    try stream(request, slot(session, name, request).channel)
+                }
             }
             for command in registration.commands {
                 router.on(.post, "/v1/sessions/:id/\(name)/\(command.name)") { request in
@@ -248,7 +250,9 @@ struct Routes {
     }
 
     static func sessionNotFound(_ id: String) -> HTTPError {
-        HTTPError(status: 404, code: "session_not_found", message: "no session '\(id)': it never existed, expired or was deleted")
+        HTTPError(
+            status: 404, code: "session_not_found",
+            message: "no session '\(id)': it never existed, expired or was deleted")
     }
 }
 

@@ -146,13 +146,17 @@ public final class VMHostApplication {
         let metrics = self.metrics
         journal.onWriteLatency = { metrics.journalWrite($0) }
         sessions.onRestoreFailure = { [logger] id, error in
-            logger.error("session in the journal cannot be restored: treated as missing", metadata: [
-                "session": "\(id)", "error": "\(error)",
-            ])
+            logger.error(
+                "session in the journal cannot be restored: treated as missing",
+                metadata: [
+                    "session": "\(id)", "error": "\(error)",
+                ])
         }
         journal.start()
         self.journal = journal
-        logger.info("journal configured", metadata: ["redis": "\(redis.host):\(redis.port)/\(redis.database)", "owner": "\(journal.owner)"])
+        logger.info(
+            "journal configured",
+            metadata: ["redis": "\(redis.host):\(redis.port)/\(redis.database)", "owner": "\(journal.owner)"])
     }
 
     /// The route table of the HTTP API with its handlers, as ``start()`` serves it. Building it starts
@@ -219,7 +223,8 @@ final class UpstreamFactory {
     /// without a URL (the real Flickr API when only a key is given), and its images at `fakeImageBaseURL` when it
     /// answers for Flickr.
     func configureURLs(fakeBaseURL: String, fakeImageBaseURL: String) {
-        productsBaseURL = configuration.productsURL
+        productsBaseURL =
+            configuration.productsURL
             ?? (configuration.productsFormat == .dummyjson ? fakeBaseURL + "/dummyjson" : fakeBaseURL)
         if let url = configuration.flickrURL {
             flickrEndpoint = url

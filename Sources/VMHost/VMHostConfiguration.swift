@@ -173,7 +173,8 @@ extension VMHostConfiguration {
         case "productsPageSize": productsPageSize = try integer(1...100)
         case "logLevel":
             guard let level = Logger.Level(rawValue: value) else {
-                throw ConfigurationError(description: "\(source): 'logLevel' must be trace, debug, info, notice, warning, error or critical")
+                throw ConfigurationError(
+                    description: "\(source): 'logLevel' must be trace, debug, info, notice, warning, error or critical")
             }
             logLevel = level
         case "sessionIdleTimeoutSeconds": sessionIdleTimeout = .seconds(try integer(1...604_800))

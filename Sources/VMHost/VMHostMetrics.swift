@@ -108,7 +108,9 @@ final class VMHostMetrics: Sendable {
             if let counter = counters[key] { return counter }
             let counter = CoreMetrics.Counter(
                 label: "vmhost_http_requests_total",
-                dimensions: [("route", record.route), ("method", record.method.rawValue), ("status", "\(record.status)")],
+                dimensions: [
+                    ("route", record.route), ("method", record.method.rawValue), ("status", "\(record.status)"),
+                ],
                 factory: factory
             )
             counters[key] = counter
@@ -117,7 +119,8 @@ final class VMHostMetrics: Sendable {
         counter.increment()
         let timer = requestTimers.withLock { timers in
             if let timer = timers[record.route] { return timer }
-            let timer = CoreMetrics.Timer(label: "vmhost_http_request_duration_seconds", dimensions: [("route", record.route)], factory: factory)
+            let timer = CoreMetrics.Timer(
+                label: "vmhost_http_request_duration_seconds", dimensions: [("route", record.route)], factory: factory)
             timers[record.route] = timer
             return timer
         }
@@ -140,7 +143,8 @@ final class VMHostMetrics: Sendable {
             let timer = upstreamTimers.withLock { timers in
                 if let timer = timers[service] { return timer }
                 let timer = CoreMetrics.Timer(
-                    label: "vmhost_upstream_request_duration_seconds", dimensions: [("service", service)], factory: factory
+                    label: "vmhost_upstream_request_duration_seconds", dimensions: [("service", service)],
+                    factory: factory
                 )
                 timers[service] = timer
                 return timer

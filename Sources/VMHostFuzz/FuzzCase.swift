@@ -241,7 +241,9 @@ struct FuzzCase {
     }
 
     /// The command routed at `pattern` (`/v1/sessions/:id/{viewModel}/{command}`), if any.
-    private static func command(at pattern: String, in viewModels: [ViewModelRegistration]) -> ViewModelRegistration.Command? {
+    private static func command(
+        at pattern: String, in viewModels: [ViewModelRegistration]
+    ) -> ViewModelRegistration.Command? {
         let parts = pattern.split(separator: "/")
         guard parts.count == 5, parts[0] == "v1", parts[1] == "sessions", parts[2] == ":id" else { return nil }
         return viewModels.first { $0.name == parts[3] }?.command(String(parts[4]))
@@ -285,7 +287,12 @@ struct FuzzCase {
     }
 
     private static func searchText(_ body: UnsafeBufferPointer<UInt8>) {
-        guard let (object, result) = decode(body, { object throws(HTTPError) in try Self.mapped { () throws(CommandRejection) in try SearchTextCommand(body: object) } })
+        guard
+            let (object, result) = decode(
+                body,
+                { object throws(HTTPError) in
+                    try Self.mapped { () throws(CommandRejection) in try SearchTextCommand(body: object) }
+                })
         else { return }
         let autoSearch = object["autoSearch"]
         let valid = object["text"]?.stringValue != nil && (autoSearch?.isNull ?? true || autoSearch?.boolValue != nil)
@@ -299,7 +306,11 @@ struct FuzzCase {
 
     private static func searchExecute(_ body: UnsafeBufferPointer<UInt8>) {
         guard
-            let (object, result) = decode(body, { object throws(HTTPError) in try Self.mapped { () throws(CommandRejection) in try SearchExecuteCommand(body: object) } })
+            let (object, result) = decode(
+                body,
+                { object throws(HTTPError) in
+                    try Self.mapped { () throws(CommandRejection) in try SearchExecuteCommand(body: object) }
+                })
         else { return }
         let text = object["text"]
         check(
@@ -313,7 +324,11 @@ struct FuzzCase {
 
     private static func searchVisible(_ body: UnsafeBufferPointer<UInt8>) {
         guard
-            let (object, result) = decode(body, { object throws(HTTPError) in try Self.mapped { () throws(CommandRejection) in try SearchVisibleCommand(body: object) } })
+            let (object, result) = decode(
+                body,
+                { object throws(HTTPError) in
+                    try Self.mapped { () throws(CommandRejection) in try SearchVisibleCommand(body: object) }
+                })
         else { return }
         let ids = object["photoIds"]?.arrayValue.map { $0.compactMap(\.stringValue) }
         let valid =

@@ -7,7 +7,7 @@ import VMHost
 import ViewModels
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The fuzz target of vmhost's request handling: request targets, routing with the real route table, JSON
@@ -33,10 +33,13 @@ enum VMHostFuzz {
         #if VMHOST_FUZZ
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv, { data, size in
-            VMHostFuzz.runOne(UnsafeBufferPointer(start: data, count: size))
-            return 0
-        }))
+        exit(
+            LLVMFuzzerRunDriver(
+                &argc, &argv,
+                { data, size in
+                    VMHostFuzz.runOne(UnsafeBufferPointer(start: data, count: size))
+                    return 0
+                }))
         #else
         exit(replay(Array(CommandLine.arguments.dropFirst())))
         #endif

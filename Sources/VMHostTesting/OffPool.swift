@@ -26,11 +26,13 @@ private final class ThreadBody {
 private func startDetachedThread(_ run: @escaping @Sendable () -> Void) -> Bool {
     let context = Unmanaged.passRetained(ThreadBody(run)).toOpaque()
     var thread = pthread_t()
-    let result = pthread_create(&thread, nil, { context in
-        guard let context else { return nil }
-        Unmanaged<ThreadBody>.fromOpaque(context).takeRetainedValue().run()
-        return nil
-    }, context)
+    let result = pthread_create(
+        &thread, nil,
+        { context in
+            guard let context else { return nil }
+            Unmanaged<ThreadBody>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
     guard result == 0 else {
         Unmanaged<ThreadBody>.fromOpaque(context).release()
         return false

@@ -50,9 +50,10 @@ public final class RedisServerProcess: @unchecked Sendable {
         guard pid == nil else { return }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Self.executable())
-        process.arguments = [
-            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no", "--dir", directory,
-        ] + (persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])
+        process.arguments =
+            [
+                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no", "--dir", directory,
+            ] + (persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

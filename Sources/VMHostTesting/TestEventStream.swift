@@ -136,9 +136,15 @@ public final class TestEventStream: @unchecked Sendable {
                 var value = parts.count > 1 ? String(parts[1]) : ""
                 if value.hasPrefix(" ") { value.removeFirst() }
                 switch field {
-                case "id": event.id = value; hasField = true
-                case "event": event.event = value; hasField = true
-                case "data": dataLines.append(value); hasField = true
+                case "id":
+                    event.id = value
+                    hasField = true
+                case "event":
+                    event.event = value
+                    hasField = true
+                case "data":
+                    dataLines.append(value)
+                    hasField = true
                 case "retry": event.retry = Int(value)
                 default: break
                 }
@@ -151,7 +157,8 @@ public final class TestEventStream: @unchecked Sendable {
 
     private func blockEnd() -> Range<Int>? {
         guard text.count >= 2 else { return nil }
-        for index in 0..<(text.count - 1) where text[index] == UInt8(ascii: "\n") && text[index + 1] == UInt8(ascii: "\n") {
+        for index in 0..<(text.count - 1)
+        where text[index] == UInt8(ascii: "\n") && text[index + 1] == UInt8(ascii: "\n") {
             return index..<(index + 2)
         }
         return nil

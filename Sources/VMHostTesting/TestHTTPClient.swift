@@ -86,7 +86,9 @@ public final class TestHTTPClient: @unchecked Sendable {
     }
 
     /// Convenience: POST with a JSON body.
-    public func post(_ path: String, json: JSONValue? = nil, headers: [(String, String)] = []) async throws
+    public func post(
+        _ path: String, json: JSONValue? = nil, headers: [(String, String)] = []
+    ) async throws
         -> TestHTTPResponse
     {
         try await request("POST", path, headers: headers, json: json)

@@ -22,7 +22,9 @@ public final class TestListener: @unchecked Sendable {
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 16) == 0 else { throw TestClientError("bind/listen failed: errno \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -37,7 +39,9 @@ public final class TestListener: @unchecked Sendable {
     /// Accepts one connection, waiting at most `timeoutSeconds`.
     public func accept(timeoutSeconds: Int = 10) throws -> AcceptedConnection {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, Int32(timeoutSeconds * 1000)) == 1 else { throw TestClientError("no connection arrived") }
+        guard poll(&poller, 1, Int32(timeoutSeconds * 1000)) == 1 else {
+            throw TestClientError("no connection arrived")
+        }
         let client = Glibc.accept(fd, nil, nil)
         guard client >= 0 else { throw TestClientError("accept failed: errno \(errno)") }
         return AcceptedConnection(fd: client)
@@ -116,7 +120,9 @@ public final class RefusingPort: @unchecked Sendable {
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw TestClientError("bind failed: errno \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -20,7 +20,9 @@ struct CommandLineOptions: Equatable {
     }
 
     static let flags: [Flag] = [
-        Flag(name: "--config", value: "FILE", key: "", help: "JSON config file (default: config/vmhost.json if it exists)"),
+        Flag(
+            name: "--config", value: "FILE", key: "",
+            help: "JSON config file (default: config/vmhost.json if it exists)"),
         Flag(name: "--host", value: "ADDR", key: "host", help: "address to listen on (default 127.0.0.1)"),
         Flag(name: "--port", value: "N", key: "port", help: "port to listen on (default 8080; 0 picks a free port)"),
         Flag(
@@ -43,7 +45,8 @@ struct CommandLineOptions: Equatable {
             name: "--redis-url", value: "URL", key: "redisUrl",
             help: "Redis journal (redis://host:port/db): sessions survive restarts and move between nodes"
         ),
-        Flag(name: "--node-id", value: "ID", key: "nodeId", help: "this node's id in X-VMHost-Node (default host:port)"),
+        Flag(
+            name: "--node-id", value: "ID", key: "nodeId", help: "this node's id in X-VMHost-Node (default host:port)"),
         Flag(
             name: "--log-level", value: "LEVEL", key: "logLevel",
             help: "trace, debug, info, notice, warning, error or critical"
@@ -68,7 +71,8 @@ struct CommandLineOptions: Equatable {
                 name = argument
             }
             guard let flag = Self.flags.first(where: { $0.name == name }) else {
-                throw UsageError(message: argument.hasPrefix("-") ? "unknown option '\(name)'" : "unexpected argument '\(argument)'")
+                throw UsageError(
+                    message: argument.hasPrefix("-") ? "unknown option '\(name)'" : "unexpected argument '\(argument)'")
             }
             if value == nil { value = remaining.popFirst() }
             guard let value else { throw UsageError(message: "missing value for '\(name)'") }

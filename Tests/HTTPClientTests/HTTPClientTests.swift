@@ -19,7 +19,9 @@ final class LocalServer {
             .response(.json(["hello": "world", "query": .string(request.query["q"] ?? "")]))
         }
         router.on(.get, "/fail") { _ in .response(.json(["error": "boom"], status: 500)) }
-        router.on(.get, "/big") { _ in .response(HTTPResponse(status: 200, body: [UInt8](repeating: 65, count: 100_000))) }
+        router.on(.get, "/big") { _ in
+            .response(HTTPResponse(status: 200, body: [UInt8](repeating: 65, count: 100_000)))
+        }
         let slowAnswer = Gate()
         self.slowAnswer = slowAnswer
         router.on(.get, "/slow") { _ in
@@ -29,7 +31,8 @@ final class LocalServer {
             }
         }
         router.on(.post, "/echo") { request in .response(HTTPResponse(status: 200, body: request.body)) }
-        server = HTTPServer(configuration: HTTPServerConfiguration(port: 0), router: router, logger: Logger(label: "test"))
+        server = HTTPServer(
+            configuration: HTTPServerConfiguration(port: 0), router: router, logger: Logger(label: "test"))
         port = try server.start()
     }
 
@@ -136,7 +139,8 @@ struct HTTPClientTests {
         let client = HTTPClient()
         // NB: a 60 s request timeout, so a close seen within 5 s can only be the abort.
         let task = Task { @LoopActor in
-            try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/never", timeout: .seconds(60)))
+            try await client.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/never", timeout: .seconds(60)))
         }
         // The upstream side blocks on a thread of its own: accept, read the request, then wait for the close.
         let sawClose = Task {

@@ -1,5 +1,5 @@
-import VMHostTesting
 import JSON
+import VMHostTesting
 
 /// Generates random JSON documents and random edits of them, reproducibly from a seed.
 struct RandomDocuments {

@@ -1,5 +1,5 @@
-import VMHostTesting
 import JSON
+import VMHostTesting
 
 /// Generates random JSON documents for round-trip tests.
 struct RandomJSON {

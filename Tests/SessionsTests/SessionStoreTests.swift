@@ -1,7 +1,7 @@
 import EventLoop
+import Services
 import Sessions
 import Testing
-import Services
 import ViewModels
 
 /// Upstream services that must never be called: the store's tests only create, touch and expire sessions.

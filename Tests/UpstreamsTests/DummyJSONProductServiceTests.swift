@@ -22,14 +22,19 @@ struct DummyJSONProductServiceTests {
 
     @Test func mapsTheDocumentedExample() throws {
         let page = try DummyJSONProductService.decode(Self.response([Self.mascara]), requestedPage: 1)
-        #expect(page == ProductPage(
-            items: [Product(
-                id: "1", title: "Essence Mascara Lash Princess", subtitle: "Essence", price: "$9.99", badge: "In stock",
-                detail: "★ 4.94 · 7% off",
-                imageUrl: "https://cdn.dummyjson.com/products/images/beauty/essence-mascara/thumbnail.png"
-            )],
-            page: 1, hasMore: true
-        ))
+        #expect(
+            page
+                == ProductPage(
+                    items: [
+                        Product(
+                            id: "1", title: "Essence Mascara Lash Princess", subtitle: "Essence", price: "$9.99",
+                            badge: "In stock",
+                            detail: "★ 4.94 · 7% off",
+                            imageUrl: "https://cdn.dummyjson.com/products/images/beauty/essence-mascara/thumbnail.png"
+                        )
+                    ],
+                    page: 1, hasMore: true
+                ))
     }
 
     @Test func subtitleFallsBackToTheCategoryWithoutABrand() throws {

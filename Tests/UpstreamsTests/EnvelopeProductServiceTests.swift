@@ -8,18 +8,25 @@ struct EnvelopeProductServiceTests {
     @Test func mapsItemsAndPaging() throws {
         let json: JSONValue = [
             "success": true, "message": nil,
-            "data": [[
-                "ProductId": "p-1001", "ProductName": "Steady Growth 90", "ProductBank": "Harbor Bank",
-                "ProductProfit": "4.15", "SaleStatusCn": "On sale", "ProductTerm": "90", "ProductAmt": "50000",
-            ]],
+            "data": [
+                [
+                    "ProductId": "p-1001", "ProductName": "Steady Growth 90", "ProductBank": "Harbor Bank",
+                    "ProductProfit": "4.15", "SaleStatusCn": "On sale", "ProductTerm": "90", "ProductAmt": "50000",
+                ]
+            ],
             "page": ["index": 1, "size": 20, "total": 57],
         ]
         let page = try EnvelopeProductService.decode(json, requestedPage: 1)
-        #expect(page == ProductPage(
-            items: [Product(id: "p-1001", title: "Steady Growth 90", subtitle: "Harbor Bank", price: "50,000.00",
-                            badge: "On sale", detail: "90 days · 4.15%", imageUrl: nil)],
-            page: 1, hasMore: true
-        ))
+        #expect(
+            page
+                == ProductPage(
+                    items: [
+                        Product(
+                            id: "p-1001", title: "Steady Growth 90", subtitle: "Harbor Bank", price: "50,000.00",
+                            badge: "On sale", detail: "90 days · 4.15%", imageUrl: nil)
+                    ],
+                    page: 1, hasMore: true
+                ))
         var last = json
         last = ["success": true, "data": [], "page": ["index": 3, "size": 20, "total": 57]]
         #expect(try EnvelopeProductService.decode(last, requestedPage: 3).hasMore == false)
@@ -31,7 +38,8 @@ struct EnvelopeProductServiceTests {
         }
         #expect(throws: UpstreamError.self) { try EnvelopeProductService.decode(["data": []], requestedPage: 1) }
         #expect(throws: UpstreamError.self) {
-            try EnvelopeProductService.decode(["success": true, "data": [["ProductName": "x"]], "page": ["total": 1]], requestedPage: 1)
+            try EnvelopeProductService.decode(
+                ["success": true, "data": [["ProductName": "x"]], "page": ["total": 1]], requestedPage: 1)
         }
     }
 

@@ -151,9 +151,11 @@ struct FakeUpstreamServiceTests {
             let business = await #expect(throws: UpstreamError.self) {
                 try await service.search(text: "kittens", page: 1)
             }
-            #expect(business == UpstreamError(
-                kind: .business, message: "Invalid API Key (Key has invalid format)", status: nil, code: 100
-            ))
+            #expect(
+                business
+                    == UpstreamError(
+                        kind: .business, message: "Invalid API Key (Key has invalid format)", status: nil, code: 100
+                    ))
 
             fake.behavior = FakeUpstreamBehavior(fault: .malformed, faultCount: 1)
             let malformed = await #expect(throws: UpstreamError.self) { try await service.commentsCount(photoID: "1") }
@@ -249,11 +251,14 @@ struct FakeUpstreamServiceTests {
             #expect(page == 10)
             #expect(items.count == 194)
             #expect(items.map(\.id) == (1...194).map(String.init))
-            #expect(items.first == Product(
-                id: "1", title: "Essence Mascara Lash Princess", subtitle: "Essence", price: "$9.99",
-                badge: "In stock", detail: "★ 4.94 · 7% off",
-                imageUrl: "https://cdn.dummyjson.com/products/images/beauty/essence-mascara-lash-princess/thumbnail.png"
-            ))
+            #expect(
+                items.first
+                    == Product(
+                        id: "1", title: "Essence Mascara Lash Princess", subtitle: "Essence", price: "$9.99",
+                        badge: "In stock", detail: "★ 4.94 · 7% off",
+                        imageUrl:
+                            "https://cdn.dummyjson.com/products/images/beauty/essence-mascara-lash-princess/thumbnail.png"
+                    ))
             #expect(items.contains { $0.badge == "Out of stock" })
             #expect(items.allSatisfy { $0.price.hasPrefix("$") && $0.detail.hasPrefix("★ ") && $0.imageUrl != nil })
             #expect(fake.requestCount("/dummyjson/products") == 10)

@@ -4,6 +4,7 @@ import HTTPClient
 import Logging
 import Services
 import Testing
+
 @testable import Upstreams
 
 @LoopActor

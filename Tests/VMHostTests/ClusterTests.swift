@@ -78,7 +78,10 @@ struct ClusterTests {
         let killed = ContinuousClock.now
         try await cluster.kill(1)
         let resumed = try await eventually(timeout: .seconds(8), every: .milliseconds(20)) {
-            victims.allSatisfy { let record = $0.snapshot; return record.node != victim && record.connections > 1 }
+            victims.allSatisfy {
+                let record = $0.snapshot
+                return record.node != victim && record.connections > 1
+            }
         }
         let took = ContinuousClock.now - killed
         #expect(resumed, "every stream of the killed node reconnected to a live node")
@@ -158,7 +161,10 @@ struct ClusterTests {
             #expect(status == 0)
             #expect(took < .seconds(5))
             let moved = try await eventually(timeout: .seconds(8), every: .milliseconds(20)) {
-                before.allSatisfy { let record = $0.snapshot; return record.node != id }
+                before.allSatisfy {
+                    let record = $0.snapshot
+                    return record.node != id
+                }
             }
             #expect(moved, "the streams of the drained node \(id) reconnected elsewhere")
             try await cluster.startNode(index)

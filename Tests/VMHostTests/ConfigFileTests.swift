@@ -32,5 +32,5 @@ import VMHost
 }
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif

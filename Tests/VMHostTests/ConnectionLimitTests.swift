@@ -41,7 +41,9 @@ struct ConnectionLimitTests {
             for stream in streams.prefix(3) { stream.close() }
             #expect(try await eventually { await app.openConnections() == 2 })
             let monitor = TestHTTPClient(port: app.port)
-            #expect(try await monitor.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=10")]).status == 200)
+            #expect(
+                try await monitor.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=10")]).status
+                    == 200)
             for stream in streams.suffix(2) {
                 #expect(try await stream.next()?.event == "patch")
             }

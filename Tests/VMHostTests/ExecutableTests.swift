@@ -22,7 +22,8 @@ struct ExecutableTests {
     static func startVMHost(_ arguments: [String]) async throws -> (SpawnedProcess, Int) {
         let log = "/tmp/vmhost-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         defer { unlink(log) }
-        let process = try SpawnedProcess(binary, ["--port", "0", "--log-level", "info"] + arguments, standardError: log)
+        let process = try SpawnedProcess(
+            binary, ["--port", "0", "--log-level", "info"] + arguments, standardError: log)
         for _ in 0..<200 {
             let prefix = "address=127.0.0.1:"
             let words = ((try? String(contentsOfLog: log)) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" })
@@ -147,7 +148,9 @@ struct ExecutableTests {
 
     @Test(.enabled(if: access(ExecutableTests.binary, X_OK) == 0))
     func badCommandLinesAreRefusedWithUsageStatus() async throws {
-        let refused: [[String]] = [["--port", "70000"], ["--port=x"], ["--bogus"], ["--port"], ["serve"], ["--config", "/nonexistent.json"]]
+        let refused: [[String]] = [
+            ["--port", "70000"], ["--port=x"], ["--bogus"], ["--port"], ["serve"], ["--config", "/nonexistent.json"],
+        ]
         for arguments in refused {
             let process = try SpawnedProcess(Self.binary, arguments)
             #expect(try await offPool { process.waitForExit() } == 64, "\(arguments)")

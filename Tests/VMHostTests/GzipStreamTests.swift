@@ -42,7 +42,9 @@ struct GzipStreamTests {
             _ = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait)
             let stream = try await RawConnection.open(port: app.port)
             try await stream.send(
-                bytes("GET /v1/sessions/\(id)/search/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAccept-Encoding: gzip, deflate, br\r\n\r\n")
+                bytes(
+                    "GET /v1/sessions/\(id)/search/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAccept-Encoding: gzip, deflate, br\r\n\r\n"
+                )
             )
             let head = try await stream.responseHead()
             #expect(head.status == 200)
@@ -86,7 +88,10 @@ struct GzipStreamTests {
 
     @Test @LoopActor func independentSegmentsMakeOneValidMember() throws {
         // Segments compressed independently and concatenated by one stream's encoder.
-        let texts = ["retry: 3000\n", String(repeating: "id: 1\nevent: patch\ndata: [1,2,3]\n\n", count: 50), "", ": keepalive\n\n"]
+        let texts = [
+            "retry: 3000\n", String(repeating: "id: 1\nevent: patch\ndata: [1,2,3]\n\n", count: 50), "",
+            ": keepalive\n\n",
+        ]
         var encoder = GzipStreamEncoder()
         var wire: [UInt8] = []
         for text in texts {

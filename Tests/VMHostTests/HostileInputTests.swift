@@ -58,25 +58,34 @@ struct HostileInputTests {
                 "a huge number where a string is expected", bytes(#"{"text":123456789012345678901234567890}"#), 400,
                 "invalid_field"
             ),
-            .refused("a number where a boolean is expected", bytes(#"{"text":"abcd","autoSearch":1}"#), 400, "invalid_field"),
-            .refused("100,000 [ is over the body limit", bytes(String(repeating: "[", count: 100_000)), 413, "body_too_large"),
+            .refused(
+                "a number where a boolean is expected", bytes(#"{"text":"abcd","autoSearch":1}"#), 400, "invalid_field"),
+            .refused(
+                "100,000 [ is over the body limit", bytes(String(repeating: "[", count: 100_000)), 413, "body_too_large"
+            ),
             .refused(
                 "a form-encoded body", bytes("text=abcd"), contentType: "application/x-www-form-urlencoded", 415,
                 "unsupported_media_type"
             ),
-            .refused("a JSON body without Content-Type", text(bytes("abcd")), contentType: nil, 415, "unsupported_media_type"),
             .refused(
-                "text/json is not JSON's media type", text(bytes("abcd")), contentType: "text/json", 415, "unsupported_media_type"
+                "a JSON body without Content-Type", text(bytes("abcd")), contentType: nil, 415, "unsupported_media_type"
+            ),
+            .refused(
+                "text/json is not JSON's media type", text(bytes("abcd")), contentType: "text/json", 415,
+                "unsupported_media_type"
             ),
             .accepted(
-                "a 30-digit number where any JSON is allowed", #"{"text":"huge","extra":123456789012345678901234567890}"#, "huge"
+                "a 30-digit number where any JSON is allowed",
+                #"{"text":"huge","extra":123456789012345678901234567890}"#, "huge"
             ),
             .accepted(
-                "-0, 1.5, 1e-400 and -1E+2 where any JSON is allowed", #"{"text":"small","extra":[-0,1.5,1e-400,-1E+2]}"#,
+                "-0, 1.5, 1e-400 and -1E+2 where any JSON is allowed",
+                #"{"text":"small","extra":[-0,1.5,1e-400,-1E+2]}"#,
                 "small"
             ),
             .accepted(
-                "nesting of 250 in an ignored field (the limit is 256)", #"{"text":"nested","extra":\#(atLimit)}"#, "nested"
+                "nesting of 250 in an ignored field (the limit is 256)", #"{"text":"nested","extra":\#(atLimit)}"#,
+                "nested"
             ),
             .accepted("a 60,000-character string", #"{"text":"\#(longText)"}"#, longText),
             .accepted(
@@ -85,9 +94,12 @@ struct HostileInputTests {
             ),
             .accepted(#"a surrogate pair escape \ud83d\ude00"#, #"{"text":"\ud83d\ude00 ok"}"#, "😀 ok"),
             .accepted(
-                "application/json; charset=utf-8", #"{"text":"charset"}"#, "charset", contentType: json + "; charset=utf-8"
+                "application/json; charset=utf-8", #"{"text":"charset"}"#, "charset",
+                contentType: json + "; charset=utf-8"
             ),
-            .accepted("a +json media type", #"{"text":"plus json"}"#, "plus json", contentType: "application/merge-patch+json"),
+            .accepted(
+                "a +json media type", #"{"text":"plus json"}"#, "plus json", contentType: "application/merge-patch+json"
+            ),
         ]
     }()
 
@@ -117,8 +129,11 @@ struct HostileInputTests {
         ),
         .get("percent-encoded letters in a view model path", "/v1/sessions/{id}/%73earch", 200, nil),
         .get("an absolute-form target (RFC 9112 §3.2.2)", "http://127.0.0.1/v1/sessions/{id}/search", 200, nil),
-        .get("an absolute-form target with a port and a query", "HTTP://127.0.0.1:1/v1/sessions/{id}/search?x=%41", 200, nil),
-        .get("an absolute-form target of another scheme", "ftp://127.0.0.1/v1/sessions/{id}/search", 400, "invalid_path"),
+        .get(
+            "an absolute-form target with a port and a query", "HTTP://127.0.0.1:1/v1/sessions/{id}/search?x=%41", 200,
+            nil),
+        .get(
+            "an absolute-form target of another scheme", "ftp://127.0.0.1/v1/sessions/{id}/search", 400, "invalid_path"),
         .get("an encoded NUL makes another path", "/healthz%00", 404, "not_found"),
         .get("an encoded NUL after the session id", "/v1/sessions/{id}%00", 404, "session_not_found"),
         .get("percent-encoded invalid UTF-8 in the path", "/v1/sessions/%C3%28", 400, "invalid_path"),
@@ -133,11 +148,16 @@ struct HostileInputTests {
         .get("percent-encoded invalid UTF-8 in the query", "/healthz?x=%C3%28", 400, "invalid_path"),
         .get("raw invalid UTF-8 in the query", bytes("/healthz?x=") + [0xC3, 0x28], 400, "invalid_path"),
         .get("a malformed escape in the query", "/healthz?x=%zz", 400, "invalid_path"),
-        .get("invalid UTF-8 in a stream's format parameter", "/v1/sessions/{id}/products/events?format=%C3%28", 400, "invalid_path"),
+        .get(
+            "invalid UTF-8 in a stream's format parameter", "/v1/sessions/{id}/products/events?format=%C3%28", 400,
+            "invalid_path"),
         .get("valid escapes in the query", "/healthz?x=%C3%A9&y=%2F&z=a+b", 200, nil),
-        .get("a long path within the head limit (8,000 bytes)", "/" + String(repeating: "a", count: 8_000), 404, "not_found"),
+        .get(
+            "a long path within the head limit (8,000 bytes)", "/" + String(repeating: "a", count: 8_000), 404,
+            "not_found"),
         HostileRow(
-            description: "a raw NUL in the request line: evhttp refuses it", method: "GET", target: bytes("/heal") + [0] + bytes("thz"),
+            description: "a raw NUL in the request line: evhttp refuses it", method: "GET",
+            target: bytes("/heal") + [0] + bytes("thz"),
             status: 400, code: nil, closesConnection: true
         ),
         HostileRow(
@@ -163,15 +183,18 @@ struct HostileInputTests {
         let search = "/v1/sessions/{id}/search/text"
         return [
             HostileRow(
-                description: "one header larger than maxHeaderBytes", method: "GET", target: bytes("/healthz"), headers: bigHeader,
+                description: "one header larger than maxHeaderBytes", method: "GET", target: bytes("/healthz"),
+                headers: bigHeader,
                 status: 400, code: nil, closesConnection: true
             ),
             HostileRow(
-                description: "1,000 small headers past maxHeaderBytes", method: "GET", target: bytes("/healthz"), headers: manyHeaders,
+                description: "1,000 small headers past maxHeaderBytes", method: "GET", target: bytes("/healthz"),
+                headers: manyHeaders,
                 status: 400, code: nil, closesConnection: true
             ),
             HostileRow(
-                description: "300 small headers within maxHeaderBytes", method: "GET", target: bytes("/healthz"), headers: someHeaders,
+                description: "300 small headers within maxHeaderBytes", method: "GET", target: bytes("/healthz"),
+                headers: someHeaders,
                 status: 200, code: nil
             ),
             HostileRow(
@@ -185,7 +208,9 @@ struct HostileInputTests {
             // Content-Length is the integer of a request head: evhttp parses it before any handler runs.
             HostileRow(
                 description: "a 20-digit Content-Length", method: "POST", target: bytes(search),
-                rawHeaderLines: [bytes("Content-Type: application/json"), bytes("Content-Length: 99999999999999999999")],
+                rawHeaderLines: [
+                    bytes("Content-Type: application/json"), bytes("Content-Length: 99999999999999999999"),
+                ],
                 rawBody: bytes(#"{"text":"abcd"}"#), status: 413, code: nil, closesConnection: true
             ),
             HostileRow(
@@ -309,7 +334,9 @@ struct HostileInputTests {
             try await partialHead.send(bytes("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "))
             let partialBody = try await RawConnection.open(port: app.port)
             try await partialBody.send(
-                bytes("POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+                bytes(
+                    "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+                )
             )
             let keepAlive = try await RawConnection.open(port: app.port)
             try await keepAlive.send(bytes("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
@@ -320,7 +347,8 @@ struct HostileInputTests {
 
             // NB: the deadline is generous (the timeout is 1 s) for a loaded CI runner; each watcher polls.
             let connections = [
-                ("silent", silent), ("partial head", partialHead), ("partial body", partialBody), ("idle keep-alive", keepAlive),
+                ("silent", silent), ("partial head", partialHead), ("partial body", partialBody),
+                ("idle keep-alive", keepAlive),
             ]
             let (closed, served) = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
                 for (name, connection) in connections {
@@ -335,7 +363,9 @@ struct HostileInputTests {
                         let before = ContinuousClock.now
                         let health = try await app.client.get("/healthz")
                         #expect(health.status == 200)
-                        #expect(ContinuousClock.now - before < .seconds(3), "a /healthz took \(ContinuousClock.now - before)")
+                        #expect(
+                            ContinuousClock.now - before < .seconds(3),
+                            "a /healthz took \(ContinuousClock.now - before)")
                         count += 1
                         try? await Task.sleep(for: .milliseconds(100))
                     }
@@ -364,7 +394,8 @@ struct HostileInputTests {
     @Test(arguments: [
         ("a head", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n", "X-Drip-{n}: y\r\n"),
         (
-            "a body", "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n",
+            "a body",
+            "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n",
             " "
         ),
     ])
@@ -378,7 +409,10 @@ struct HostileInputTests {
             // A few bytes every 400 ms (well within the 1 s read timeout) for at most 6 s.
             while !closed, ContinuousClock.now - started < .seconds(6) {
                 let piece = HostileRow.replacing(bytes("{n}"), with: bytes("\(line)"), in: bytes(drip))
-                if (try? await slow.send(piece)) == nil { closed = true; break }
+                if (try? await slow.send(piece)) == nil {
+                    closed = true
+                    break
+                }
                 line += 1
                 closed = await slow.closedByPeer(within: .milliseconds(400))
             }
@@ -416,12 +450,16 @@ struct HostileInputTests {
                 // NB: a 5 s read timeout (keepalives come every 15 s): a stream that never gets its state fails
                 // instead of hanging.
                 let connection = try await RawConnection.open(port: app.port, timeoutSeconds: 5, receiveBufferBytes: 1)
-                try await connection.send(bytes("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"))
+                try await connection.send(
+                    bytes("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"))
                 let head = try await connection.responseHead()
                 try #require(head.status == 200, "stream \(index): \(head.status)")
                 streams.append((path, connection))
             }
-            #expect(try await eventually { try await app.client.get("/metrics").text.contains("vmhost_open_streams \(streamCount)") })
+            #expect(
+                try await eventually {
+                    try await app.client.get("/metrics").text.contains("vmhost_open_streams \(streamCount)")
+                })
 
             let before = try #require(Self.residentBytes())
             let started = ContinuousClock.now
@@ -481,7 +519,9 @@ struct HostileInputTests {
                 }
                 stream.connection.close()
             }
-            #expect(resynced + dropped + keptUp == streamCount, "resynced \(resynced), dropped \(dropped), kept up \(keptUp)")
+            #expect(
+                resynced + dropped + keptUp == streamCount,
+                "resynced \(resynced), dropped \(dropped), kept up \(keptUp)")
             #expect(resynced + dropped >= streamCount / 2, "most stalled readers were resynchronised or dropped")
             #expect(try await app.client.get("/healthz").status == 200)
         }
@@ -513,7 +553,8 @@ struct HostileInputTests {
             connection.close()
 
             #expect(try await app.client.get("/healthz").json == ["status": "ok"], "\(row): the server still answers")
-            let state = try #require(try await app.client.get("/v1/sessions/\(id)/search").json, "\(row): the session is intact")
+            let state = try #require(
+                try await app.client.get("/v1/sessions/\(id)/search").json, "\(row): the session is intact")
             if let expected = row.searchText {
                 searchText = expected
                 #expect(state["version"]?.intValue == version + 1, "\(row): accepted, one change")
@@ -616,7 +657,8 @@ struct HostileRow: Sendable, CustomStringConvertible, CustomTestStringConvertibl
 
     /// `POST /v1/sessions/{id}/search/text` with `body`, refused with `status` and `code`.
     static func refused(
-        _ description: String, _ body: [UInt8]?, contentType: String? = "application/json", _ status: Int, _ code: String
+        _ description: String, _ body: [UInt8]?, contentType: String? = "application/json", _ status: Int,
+        _ code: String
     ) -> HostileRow {
         command(description, body: body, contentType: contentType, status, code)
     }
@@ -630,7 +672,8 @@ struct HostileRow: Sendable, CustomStringConvertible, CustomTestStringConvertibl
 
     /// `POST /v1/sessions/{id}/search/text` with `body`.
     static func command(
-        _ description: String, body: [UInt8]?, contentType: String? = "application/json", _ status: Int, _ code: String?,
+        _ description: String, body: [UInt8]?, contentType: String? = "application/json", _ status: Int,
+        _ code: String?,
         searchText: String? = nil
     ) -> HostileRow {
         HostileRow(
@@ -651,7 +694,9 @@ struct HostileRow: Sendable, CustomStringConvertible, CustomTestStringConvertibl
 
     /// The request's bytes, with `{id}` replaced.
     func request(sessionID: String) -> [UInt8] {
-        var head = bytes("\(method) ") + Self.replacing(bytes("{id}"), with: bytes(sessionID), in: target) + bytes(" HTTP/1.1\r\n")
+        var head =
+            bytes("\(method) ") + Self.replacing(bytes("{id}"), with: bytes(sessionID), in: target)
+            + bytes(" HTTP/1.1\r\n")
         head += bytes("Host: 127.0.0.1\r\n")
         for (name, value) in headers { head += bytes("\(name): \(value)\r\n") }
         for line in rawHeaderLines { head += line + bytes("\r\n") }

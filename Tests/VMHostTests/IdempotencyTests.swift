@@ -83,7 +83,8 @@ struct IdempotencyTests {
                 #expect(response.json?["error"]?["code"] == "invalid_field")
             }
             let longest = try await app.client.post(
-                "/v1/sessions/\(id)/products/cancel", headers: [("Idempotency-Key", String(repeating: "k", count: 255))])
+                "/v1/sessions/\(id)/products/cancel", headers: [("Idempotency-Key", String(repeating: "k", count: 255))]
+            )
             #expect(longest.status == 200)
         }
     }

@@ -10,7 +10,9 @@ struct JournalTakeoverTests {
     /// Loads two search pages, two product pages and a recent search on `app`.
     static func loadState(_ app: TestApplication, _ id: String) async throws {
         let wait = [("Prefer", "wait=10")]
-        #expect(try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait).status == 200)
+        #expect(
+            try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait)
+                .status == 200)
         #expect(try await app.client.post("/v1/sessions/\(id)/search/load-more", headers: wait).status == 200)
         #expect(try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: wait).status == 200)
         #expect(try await app.client.post("/v1/sessions/\(id)/products/load-more", headers: wait).status == 200)
@@ -20,8 +22,14 @@ struct JournalTakeoverTests {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
-        let first = try await TestApplication.start { $0.redisURL = redis.url(); $0.nodeID = "first" }
-        let second = try await TestApplication.start { $0.redisURL = redis.url(); $0.nodeID = "second" }
+        let first = try await TestApplication.start {
+            $0.redisURL = redis.url()
+            $0.nodeID = "first"
+        }
+        let second = try await TestApplication.start {
+            $0.redisURL = redis.url()
+            $0.nodeID = "second"
+        }
         do {
             try await Self.takeOver(first, second)
         } catch {
@@ -71,7 +79,10 @@ struct JournalTakeoverTests {
         let stale = try await first.client.post("/v1/sessions/\(id)/search/text", json: ["text": "stale"])
         #expect(stale.status == 503, "the change was refused by the journal, never shown")
         #expect(stale.header("Retry-After") == "1")
-        #expect(try await eventually { try await first.client.get("/metrics").text.contains("vmhost_sessions_handed_over_total 1") })
+        #expect(
+            try await eventually {
+                try await first.client.get("/metrics").text.contains("vmhost_sessions_handed_over_total 1")
+            })
         // …and the session, taken back by the first application, is the second's state.
         let back = try await first.client.get("/v1/sessions/\(id)")
         #expect(back.json?["search"]?["searchText"] == "puppies")
@@ -93,7 +104,9 @@ struct JournalTakeoverTests {
             #expect(unknown.json?["error"]?["code"] == "session_not_found")
 
             // A record that is not ours (garbage, or a foreign shape) is logged and treated as missing.
-            for (index, entry) in ["not json", #"{"version": "x"}"#, #"{"version": 3, "state": {}, "snapshot": 7}"#].enumerated() {
+            for (index, entry) in ["not json", #"{"version": "x"}"#, #"{"version": 3, "state": {}, "snapshot": 7}"#]
+                .enumerated()
+            {
                 let id = String(repeating: "B", count: 21) + "\(index)"
                 try redis.command(["HSET", "vmhost:{\(id)}", "owner", "elsewhere/1", "vm:search", entry])
                 let corrupt = try await app.client.get("/v1/sessions/\(id)")

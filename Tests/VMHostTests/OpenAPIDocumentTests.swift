@@ -178,4 +178,3 @@ struct OpenAPIDocumentTests {
         #expect(Set(operationIDs).count == operationIDs.count, "duplicate operationId")
     }
 }
-

@@ -51,10 +51,11 @@ struct ProductStreamTests {
             #expect(loaded["items"]?.arrayValue?.count == 20)
             #expect(loaded["hasMore"] == true)
             #expect(loaded["isRefreshing"] == false)
-            #expect(loaded["items"]?[0] == [
-                "id": "p-1001", "title": "Steady Growth 30", "subtitle": "Harbor Bank", "price": "1,000.00",
-                "badge": "On sale", "detail": "30 days · 3.00%", "imageUrl": nil,
-            ])
+            #expect(
+                loaded["items"]?[0] == [
+                    "id": "p-1001", "title": "Steady Growth 30", "subtitle": "Harbor Bank", "price": "1,000.00",
+                    "badge": "On sale", "detail": "30 days · 3.00%", "imageUrl": nil,
+                ])
             #expect(loaded == (try await app.client.get("/v1/sessions/\(id)/products").json))
 
             #expect(try await app.client.post("/v1/sessions/\(id)/products/load-more").status == 202)
@@ -76,7 +77,8 @@ struct ProductStreamTests {
     @Test func preferWaitAnswersWithTheFinishedState() async throws {
         try await withApp { app in
             let id = try await app.createSession()
-            let response = try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=5")])
+            let response = try await app.client.post(
+                "/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=5")])
             #expect(response.status == 200)
             #expect(response.header("Preference-Applied") == "wait=5")
             #expect(response.json?["page"] == 1)
@@ -96,7 +98,8 @@ struct ProductStreamTests {
             ]
             for (fault, kind, status) in cases {
                 await app.setUpstream(FakeUpstreamBehavior(fault: fault))
-                let state = try #require(try await app.client.post("/v1/sessions/\(id)/products/load-more", headers: wait).json)
+                let state = try #require(
+                    try await app.client.post("/v1/sessions/\(id)/products/load-more", headers: wait).json)
                 #expect(state["lastError"]?["kind"] == kind, "\(fault)")
                 #expect(state["lastError"]?["status"] == status, "\(fault)")
                 #expect(state["items"]?.arrayValue?.count == 20, "items kept after \(fault)")
@@ -106,7 +109,8 @@ struct ProductStreamTests {
             #expect(business?["lastError"]?["message"] == "Product service is under maintenance")
 
             await app.setUpstream(FakeUpstreamBehavior())
-            let recovered = try #require(try await app.client.post("/v1/sessions/\(id)/products/load-more", headers: wait).json)
+            let recovered = try #require(
+                try await app.client.post("/v1/sessions/\(id)/products/load-more", headers: wait).json)
             #expect(recovered["lastError"] == .null)
             #expect(recovered["items"]?.arrayValue?.count == 40)
         }
@@ -116,7 +120,9 @@ struct ProductStreamTests {
         let refusing = try RefusingPort()
         try await withApp({ $0.productsURL = "http://127.0.0.1:\(refusing.port)" }) { app in
             let id = try await app.createSession()
-            let state = try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=10")]).json
+            let state = try await app.client.post(
+                "/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=10")]
+            ).json
             #expect(state?["lastError"]?["kind"] == "network")
             #expect(state?["lastError"]?["status"] == .null)
             #expect(state?["items"] == [])
@@ -156,7 +162,8 @@ struct ProductStreamTests {
             resumed.close()
 
             // The query parameter works the same way; up to date means no event at all.
-            let upToDate = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/products/events?lastEventId=3")
+            let upToDate = try await TestEventStream(
+                port: app.port, path: "/v1/sessions/\(id)/products/events?lastEventId=3")
             upToDate.setTimeout(seconds: 0, microseconds: 300_000)
             await #expect(throws: TestClientError.self) { try await upToDate.next() }
             upToDate.close()
@@ -176,7 +183,8 @@ struct ProductStreamTests {
     @Test func snapshotFormatSendsFullStates() async throws {
         try await withApp { app in
             let id = try await app.createSession()
-            let stream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/products/events?format=snapshot")
+            let stream = try await TestEventStream(
+                port: app.port, path: "/v1/sessions/\(id)/products/events?format=snapshot")
             #expect(try await stream.next()?.event == "snapshot")
             _ = try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=10")])
             let refreshing = try #require(try await stream.next())

@@ -12,9 +12,12 @@ final class RawConnection: @unchecked Sendable {
 
     private init(socket: TestSocket) { self.socket = socket }
 
-    static func open(port: Int, timeoutSeconds: Int = 10, receiveBufferBytes: Int? = nil) async throws -> RawConnection {
+    static func open(port: Int, timeoutSeconds: Int = 10, receiveBufferBytes: Int? = nil) async throws -> RawConnection
+    {
         try await offPool {
-            RawConnection(socket: try TestSocket(port: port, timeoutSeconds: timeoutSeconds, receiveBufferBytes: receiveBufferBytes))
+            RawConnection(
+                socket: try TestSocket(
+                    port: port, timeoutSeconds: timeoutSeconds, receiveBufferBytes: receiveBufferBytes))
         }
     }
 
@@ -45,12 +48,13 @@ final class RawConnection: @unchecked Sendable {
     /// Whether the server closes the connection within `timeout` (bytes arriving meanwhile are skipped).
     func closedByPeer(within timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
-        return (try? await offPool {
-            while ContinuousClock.now < deadline {
-                if self.socket.isClosedByPeer(waitMilliseconds: 100) { return true }
-            }
-            return false
-        }) ?? false
+        return
+            (try? await offPool {
+                while ContinuousClock.now < deadline {
+                    if self.socket.isClosedByPeer(waitMilliseconds: 100) { return true }
+                }
+                return false
+            }) ?? false
     }
 
     func close() { socket.close() }

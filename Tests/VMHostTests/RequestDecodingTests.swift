@@ -31,7 +31,9 @@ import ViewModels
         #expect(plain.text == "kittens" && !plain.autoSearch)
         #expect(try SearchTextCommand(body: ["text": "", "autoSearch": true]).autoSearch)
         #expect(try SearchTextCommand(body: ["text": "a", "autoSearch": .null]).autoSearch == false)
-        #expect(throws: CommandRejection.invalidField("text", "must be a string")) { try SearchTextCommand(body: ["text": 1]) }
+        #expect(throws: CommandRejection.invalidField("text", "must be a string")) {
+            try SearchTextCommand(body: ["text": 1])
+        }
         #expect(throws: CommandRejection.invalidField("autoSearch", "must be a boolean")) {
             try SearchTextCommand(body: ["text": "a", "autoSearch": "yes"])
         }

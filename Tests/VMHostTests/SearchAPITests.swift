@@ -31,11 +31,13 @@ struct SearchAPITests {
             #expect(missing.json?["error"]?["message"]?.stringValue?.contains("text") == true)
             let wrongType = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": 42])
             #expect(wrongType.errorCode == "invalid_field")
-            let wrongFlag = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": "cats", "autoSearch": "yes"])
+            let wrongFlag = try await app.client.post(
+                "/v1/sessions/\(id)/search/text", json: ["text": "cats", "autoSearch": "yes"])
             #expect(wrongFlag.errorCode == "invalid_field")
             let visible = try await app.client.post("/v1/sessions/\(id)/search/visible", json: ["photoIds": [1, 2]])
             #expect(visible.errorCode == "invalid_field")
-            let ignored = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": "cats", "extra": [1]])
+            let ignored = try await app.client.post(
+                "/v1/sessions/\(id)/search/text", json: ["text": "cats", "extra": [1]])
             #expect(ignored.status == 200, "unknown fields are ignored")
             #expect(ignored.json?["canSearch"] == true)
         }
@@ -45,9 +47,10 @@ struct SearchAPITests {
         try await withApp { app in
             let id = try await app.createSession()
             let wait = [("Prefer", "wait=10")]
-            let searched = try #require(try await app.client.post(
-                "/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait
-            ).json)
+            let searched = try #require(
+                try await app.client.post(
+                    "/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait
+                ).json)
             #expect(searched["isSearching"] == false)
             #expect(searched["results"]?["status"] == "loaded")
             let value = try #require(searched["results"]?["value"])
@@ -68,26 +71,32 @@ struct SearchAPITests {
             #expect(searched["recentSearches"]?[0]?["thumbnailUrl"]?.stringValue?.hasSuffix("_s.jpg") == true)
 
             if searched["canLoadMore"] == true {
-                let more = try #require(try await app.client.post("/v1/sessions/\(id)/search/load-more", headers: wait).json)
+                let more = try #require(
+                    try await app.client.post("/v1/sessions/\(id)/search/load-more", headers: wait).json)
                 #expect(more["results"]?["value"]?["page"] == 2)
                 #expect((more["results"]?["value"]?["photos"]?.arrayValue?.count ?? 0) > photos.count)
             }
 
             let ids = photos.prefix(3).compactMap { $0["id"] }
-            let withCounts = try #require(try await app.client.post(
-                "/v1/sessions/\(id)/search/visible", json: ["photoIds": .array(ids)], headers: wait
-            ).json)
+            let withCounts = try #require(
+                try await app.client.post(
+                    "/v1/sessions/\(id)/search/visible", json: ["photoIds": .array(ids)], headers: wait
+                ).json)
             for index in 0..<ids.count {
                 #expect(withCounts["results"]?["value"]?["photos"]?[index]?["favorites"]?.intValue != nil)
                 #expect(withCounts["results"]?["value"]?["photos"]?[index]?["comments"]?.intValue != nil)
             }
             let metadataCalls = await app.upstreamRequests("flickr.photos.getFavorites")
-            _ = try await app.client.post("/v1/sessions/\(id)/search/visible", json: ["photoIds": .array(ids)], headers: wait)
+            _ = try await app.client.post(
+                "/v1/sessions/\(id)/search/visible", json: ["photoIds": .array(ids)], headers: wait)
             #expect(await app.upstreamRequests("flickr.photos.getFavorites") == metadataCalls, "loaded once per photo")
 
             _ = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "puppies"], headers: wait)
             let state = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
-            #expect(state["recentSearches"]?.arrayValue?.compactMap { $0["searchString"]?.stringValue } == ["puppies", "kittens"])
+            #expect(
+                state["recentSearches"]?.arrayValue?.compactMap { $0["searchString"]?.stringValue } == [
+                    "puppies", "kittens",
+                ])
         }
     }
 
@@ -101,16 +110,19 @@ struct SearchAPITests {
             var pipelined: [UInt8] = []
             for text in ["s", "su", "sun", "suns", "sunse", "sunset"] {
                 let body = (["text": .string(text), "autoSearch": true] as JSONValue).serializedBytes
-                pipelined += Array(
-                    "POST /v1/sessions/\(id)/search/text HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8
-                ) + body
+                pipelined +=
+                    Array(
+                        "POST /v1/sessions/\(id)/search/text HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+                            .utf8
+                    ) + body
             }
             try await keystrokes.send(pipelined)
             for _ in 0..<6 { #expect(try await keystrokes.response(method: "POST").status == 200) }
             keystrokes.close()
-            #expect(try await eventually {
-                try await app.client.get("/v1/sessions/\(id)/search").json?["results"]?["status"] == "loaded"
-            })
+            #expect(
+                try await eventually {
+                    try await app.client.get("/v1/sessions/\(id)/search").json?["results"]?["status"] == "loaded"
+                })
             let state = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
             #expect(state["results"]?["value"]?["searchString"] == "sunset")
             #expect(await app.upstreamRequests("flickr.photos.search") - before == 1, "one search for six edits")
@@ -120,9 +132,11 @@ struct SearchAPITests {
     @Test func cancelAbortsTheUpstreamTransferAndRestores() async throws {
         try await withApp { app in
             let id = try await app.createSession()
-            _ = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: [("Prefer", "wait=10")])
+            _ = try await app.client.post(
+                "/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: [("Prefer", "wait=10")])
             await app.setUpstream(FakeUpstreamBehavior(latency: .seconds(30)))
-            #expect(try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "puppies"]).status == 202)
+            #expect(
+                try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "puppies"]).status == 202)
             let searching = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
             #expect(searching["isSearching"] == true)
             #expect(searching["results"]?["status"] == "loading")
@@ -145,12 +159,15 @@ struct SearchAPITests {
             var ids: [String] = []
             for _ in 0..<10 { ids.append(try await app.createSession()) }
             for id in ids {
-                #expect(try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "aurora borealis"]).status == 202)
+                #expect(
+                    try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "aurora borealis"])
+                        .status == 202)
             }
             for id in ids {
-                #expect(try await eventually {
-                    try await app.client.get("/v1/sessions/\(id)/search").json?["results"]?["status"] == "loaded"
-                })
+                #expect(
+                    try await eventually {
+                        try await app.client.get("/v1/sessions/\(id)/search").json?["results"]?["status"] == "loaded"
+                    })
             }
             #expect(await app.upstreamRequests("flickr.photos.search") == 1)
             let metrics = try await app.client.get("/metrics").text
@@ -169,9 +186,11 @@ struct SearchAPITests {
             ]
             for (index, (fault, kind, status, code)) in cases.enumerated() {
                 await app.setUpstream(FakeUpstreamBehavior(fault: fault))
-                let state = try #require(try await app.client.post(
-                    "/v1/sessions/\(id)/search/execute", json: ["text": .string("fault case \(index)")], headers: wait
-                ).json)
+                let state = try #require(
+                    try await app.client.post(
+                        "/v1/sessions/\(id)/search/execute", json: ["text": .string("fault case \(index)")],
+                        headers: wait
+                    ).json)
                 #expect(state["results"]?["status"] == "failed", "\(fault)")
                 #expect(state["results"]?["error"]?["kind"] == kind, "\(fault)")
                 #expect(state["lastError"]?["status"] == status, "\(fault)")
@@ -179,9 +198,10 @@ struct SearchAPITests {
                 #expect(state["results"]?["value"]?["searchString"] == "kittens", "previous results kept")
             }
             await app.setUpstream(FakeUpstreamBehavior())
-            let recovered = try #require(try await app.client.post(
-                "/v1/sessions/\(id)/search/execute", json: ["text": "recovered"], headers: wait
-            ).json)
+            let recovered = try #require(
+                try await app.client.post(
+                    "/v1/sessions/\(id)/search/execute", json: ["text": "recovered"], headers: wait
+                ).json)
             #expect(recovered["lastError"] == .null)
             #expect(recovered["results"]?["status"] == "loaded")
         }
@@ -192,7 +212,8 @@ struct SearchAPITests {
             let id = try await app.createSession()
             let stream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/search/events")
             var state = try #require(try await stream.next()?.json)
-            _ = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: [("Prefer", "wait=10")])
+            _ = try await app.client.post(
+                "/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: [("Prefer", "wait=10")])
             let target = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
             while state["version"] != target["version"] {
                 let event = try #require(try await stream.next())

@@ -112,9 +112,10 @@ struct SessionAPITests {
             let id = try await app.createSession()
             #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
             // Watch /metrics (which does not touch the session) until the sweep removes it.
-            #expect(try await eventually(timeout: .seconds(20), every: .milliseconds(200)) {
-                try await app.client.get("/metrics").text.contains("vmhost_sessions 0")
-            })
+            #expect(
+                try await eventually(timeout: .seconds(20), every: .milliseconds(200)) {
+                    try await app.client.get("/metrics").text.contains("vmhost_sessions 0")
+                })
             #expect(try await app.client.get("/v1/sessions/\(id)").errorCode == "session_not_found")
         }
     }
@@ -130,9 +131,10 @@ struct SessionAPITests {
             let idle = try await app.createSession()
             // An hour passes: the session without a stream expires at the next sweep, the one with a stream not.
             await time.advance(by: .seconds(3600))
-            #expect(try await eventually(timeout: .seconds(20), every: .milliseconds(100)) {
-                try await app.client.get("/metrics").text.contains("vmhost_sessions 1")
-            })
+            #expect(
+                try await eventually(timeout: .seconds(20), every: .milliseconds(100)) {
+                    try await app.client.get("/metrics").text.contains("vmhost_sessions 1")
+                })
             #expect(try await app.client.get("/v1/sessions/\(idle)").errorCode == "session_not_found")
             #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
             stream.close()

@@ -136,7 +136,8 @@ struct SlowReaderTests {
             // 400 changes of ~8 KiB each while the client reads nothing: ~3 MiB of patches.
             let filler = String(repeating: "x", count: 8 * 1024)
             for index in 0..<400 {
-                _ = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": .string("\(index) \(filler)")])
+                _ = try await app.client.post(
+                    "/v1/sessions/\(id)/search/text", json: ["text": .string("\(index) \(filler)")])
             }
             let target = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
             var events: [String] = []

@@ -10,7 +10,8 @@ struct UpstreamAbortTests {
             let id = try await app.createSession()
 
             // A search in flight, then cancel: the upstream connection closes.
-            #expect(try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"]).status == 202)
+            #expect(
+                try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"]).status == 202)
             let first = try await offPool { try listener.accept() }
             let head = try await offPool { try first.readRequestHead() }
             #expect(head.hasPrefix("GET /services/rest/?method=flickr.photos.search"))
@@ -19,10 +20,12 @@ struct UpstreamAbortTests {
             #expect(try await offPool { first.waitForPeerClose(timeoutSeconds: 5) }, "cancel aborted the transfer")
 
             // A search replaced by a newer one: the first transfer is aborted, the second goes out.
-            #expect(try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "sunsets"]).status == 202)
+            #expect(
+                try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "sunsets"]).status == 202)
             let replaced = try await offPool { try listener.accept() }
             _ = try await offPool { try replaced.readRequestHead() }
-            #expect(try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "puppies"]).status == 202)
+            #expect(
+                try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "puppies"]).status == 202)
             #expect(try await offPool { replaced.waitForPeerClose(timeoutSeconds: 5) }, "latest wins")
             let latest = try await offPool { try listener.accept() }
             let latestHead = try await offPool { try latest.readRequestHead() }

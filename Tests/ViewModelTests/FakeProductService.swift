@@ -53,6 +53,8 @@ func settle() async {
 /// Deterministic products.
 func products(_ range: Range<Int>) -> [Product] {
     range.map {
-        Product(id: "p-\($0)", title: "Product \($0)", subtitle: "Bank", price: "1,000.00", badge: "On sale", detail: "90 days · 4.15%")
+        Product(
+            id: "p-\($0)", title: "Product \($0)", subtitle: "Bank", price: "1,000.00", badge: "On sale",
+            detail: "90 days · 4.15%")
     }
 }

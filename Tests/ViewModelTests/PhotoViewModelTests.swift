@@ -1,7 +1,7 @@
 import EventLoop
 import JSON
-import Testing
 import Services
+import Testing
 
 @testable import ViewModels
 

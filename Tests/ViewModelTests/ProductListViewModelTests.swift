@@ -1,6 +1,7 @@
 import EventLoop
-import Testing
 import Services
+import Testing
+
 @testable import ViewModels
 
 @LoopActor
@@ -49,7 +50,9 @@ struct ProductListViewModelTests {
         #expect(viewModel.state.items.count == 20, "items stay visible while loading")
 
         await service.answer(.success(ProductPage(items: products(20..<25), page: 2, hasMore: false)))
-        #expect(viewModel.state == ProductListState(list: .loaded(ProductList(items: products(0..<25), page: 2, hasMore: false))))
+        #expect(
+            viewModel.state
+                == ProductListState(list: .loaded(ProductList(items: products(0..<25), page: 2, hasMore: false))))
         #expect(service.requestedPages == [1, 2])
 
         #expect(throws: CommandDisabled("there are no more pages")) { try viewModel.loadMore() }

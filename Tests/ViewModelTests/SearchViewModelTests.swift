@@ -1,6 +1,7 @@
 import EventLoop
-import Testing
 import Services
+import Testing
+
 @testable import ViewModels
 
 @LoopActor
@@ -16,7 +17,8 @@ struct SearchViewModelTests {
 
     func results(_ text: String, pages: [Int], pageCount: Int = 3) -> SearchResults {
         let photos = pages.flatMap { photoPage(text: text, page: $0, pages: pageCount).photos.map(PhotoCell.init) }
-        return SearchResults(searchString: text, totalResults: 150, page: pages.last ?? 0, pages: pageCount, photos: photos)
+        return SearchResults(
+            searchString: text, totalResults: 150, page: pages.last ?? 0, pages: pageCount, photos: photos)
     }
 
     func recent(_ text: String) -> RecentSearch {
@@ -51,18 +53,26 @@ struct SearchViewModelTests {
     @Test func executeSearchesTrimmedTextAndRemembersIt() async throws {
         viewModel.setText(" kittens ")
         try viewModel.execute()
-        #expect(viewModel.state == SearchState(searchText: " kittens ", results: .loading(SearchRequest(text: "kittens", page: 1), previous: nil)))
+        #expect(
+            viewModel.state
+                == SearchState(
+                    searchText: " kittens ", results: .loading(SearchRequest(text: "kittens", page: 1), previous: nil)))
         #expect(viewModel.state.isSearching)
 
         await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
-        #expect(viewModel.state == SearchState(
-            searchText: " kittens ", results: .loaded(results("kittens", pages: [1])), recentSearches: [recent("kittens")]
-        ))
+        #expect(
+            viewModel.state
+                == SearchState(
+                    searchText: " kittens ", results: .loaded(results("kittens", pages: [1])),
+                    recentSearches: [recent("kittens")]
+                ))
         #expect(viewModel.state.canLoadMore)
-        #expect(viewModel.state.json["results"]?["value"]?["photos"]?[0] == [
-            "id": "kittens-1-0", "title": "kittens 0",
-            "url": "https://live.staticflickr.com/65535/kittens-1-0_abcdef1234_m.jpg", "favorites": nil, "comments": nil,
-        ])
+        #expect(
+            viewModel.state.json["results"]?["value"]?["photos"]?[0] == [
+                "id": "kittens-1-0", "title": "kittens 0",
+                "url": "https://live.staticflickr.com/65535/kittens-1-0_abcdef1234_m.jpg", "favorites": nil,
+                "comments": nil,
+            ])
     }
 
     @Test func debounceRunsOneSearchAfterSeveralQuickEdits() async {
@@ -81,7 +91,10 @@ struct SearchViewModelTests {
         clock.advance(by: .milliseconds(1))
         await settle()
         #expect(service.calls == [.search("kitten", 1)])
-        #expect(viewModel.state == SearchState(searchText: "kitten", results: .loading(SearchRequest(text: "kitten", page: 1), previous: nil)))
+        #expect(
+            viewModel.state
+                == SearchState(
+                    searchText: "kitten", results: .loading(SearchRequest(text: "kitten", page: 1), previous: nil)))
     }
 
     @Test func debounceSkipsTextThatCannotSearch() async {
@@ -109,12 +122,18 @@ struct SearchViewModelTests {
         try viewModel.execute(text: "puppies")
         await settle()
         #expect(service.cancelled == [.search("kittens", 1)], "the first search was cancelled upstream")
-        #expect(viewModel.state == SearchState(searchText: "puppies", results: .loading(SearchRequest(text: "puppies", page: 1), previous: nil)))
+        #expect(
+            viewModel.state
+                == SearchState(
+                    searchText: "puppies", results: .loading(SearchRequest(text: "puppies", page: 1), previous: nil)))
 
         await service.answer(.search("puppies", 1), with: .success(.page(photoPage(text: "puppies", page: 1))))
-        #expect(viewModel.state == SearchState(
-            searchText: "puppies", results: .loaded(results("puppies", pages: [1])), recentSearches: [recent("puppies")]
-        ))
+        #expect(
+            viewModel.state
+                == SearchState(
+                    searchText: "puppies", results: .loaded(results("puppies", pages: [1])),
+                    recentSearches: [recent("puppies")]
+                ))
     }
 
     @Test func cancelRestoresThePreviousResultsWithoutError() async throws {
@@ -122,13 +141,18 @@ struct SearchViewModelTests {
         await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
         try viewModel.execute(text: "puppies")
         await settle()
-        #expect(viewModel.state.results == .loading(SearchRequest(text: "puppies", page: 1), previous: results("kittens", pages: [1])))
+        #expect(
+            viewModel.state.results
+                == .loading(SearchRequest(text: "puppies", page: 1), previous: results("kittens", pages: [1])))
 
         viewModel.cancel()
-        #expect(viewModel.state == SearchState(
-            searchText: "puppies", results: .loaded(results("kittens", pages: [1])), recentSearches: [recent("kittens")],
-            lastError: nil
-        ))
+        #expect(
+            viewModel.state
+                == SearchState(
+                    searchText: "puppies", results: .loaded(results("kittens", pages: [1])),
+                    recentSearches: [recent("kittens")],
+                    lastError: nil
+                ))
         await settle()
         #expect(service.cancelled == [.search("puppies", 1)])
         #expect(!viewModel.state.isSearching)
@@ -136,16 +160,26 @@ struct SearchViewModelTests {
 
     @Test func loadMoreAppendsPagesUntilTheLast() async throws {
         try viewModel.execute(text: "kittens")
-        await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1, pages: 2))))
+        await service.answer(
+            .search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1, pages: 2))))
         try viewModel.loadMore()
-        #expect(viewModel.state.results == .loading(SearchRequest(text: "kittens", page: 2), previous: results("kittens", pages: [1], pageCount: 2)))
+        #expect(
+            viewModel.state.results
+                == .loading(
+                    SearchRequest(text: "kittens", page: 2), previous: results("kittens", pages: [1], pageCount: 2)))
         #expect(throws: CommandDisabled("a search is in progress")) { try viewModel.loadMore() }
 
-        await service.answer(.search("kittens", 2), with: .success(.page(photoPage(text: "kittens", page: 2, pages: 2))))
-        #expect(viewModel.state == SearchState(
-            searchText: "kittens", results: .loaded(results("kittens", pages: [1, 2], pageCount: 2)),
-            recentSearches: [RecentSearch(searchString: "kittens", totalResults: 150, thumbnailUrl: recent("kittens").thumbnailUrl)]
-        ))
+        await service.answer(
+            .search("kittens", 2), with: .success(.page(photoPage(text: "kittens", page: 2, pages: 2))))
+        #expect(
+            viewModel.state
+                == SearchState(
+                    searchText: "kittens", results: .loaded(results("kittens", pages: [1, 2], pageCount: 2)),
+                    recentSearches: [
+                        RecentSearch(
+                            searchString: "kittens", totalResults: 150, thumbnailUrl: recent("kittens").thumbnailUrl)
+                    ]
+                ))
         #expect(viewModel.state.canLoadMore == false)
         #expect(throws: CommandDisabled("all 2 pages are loaded")) { try viewModel.loadMore() }
     }
@@ -167,10 +201,12 @@ struct SearchViewModelTests {
 
         try viewModel.execute(text: "puppies")
         await service.answer(.search("puppies", 1), with: .failure(error))
-        #expect(viewModel.state == SearchState(
-            searchText: "puppies", results: .failed(error, previous: kept), recentSearches: [recent("kittens")],
-            lastError: error
-        ))
+        #expect(
+            viewModel.state
+                == SearchState(
+                    searchText: "puppies", results: .failed(error, previous: kept), recentSearches: [recent("kittens")],
+                    lastError: error
+                ))
         #expect(viewModel.state.json["results"]?["status"] == "failed")
         #expect(viewModel.state.json["results"]?["error"] == error.json)
 
@@ -187,14 +223,16 @@ struct SearchViewModelTests {
     @Test func recentSearchesAreUniqueMostRecentFirstAndAtMostTen() async throws {
         for index in 0..<12 {
             try viewModel.execute(text: "search \(index)")
-            await service.answer(.search("search \(index)", 1), with: .success(.page(photoPage(text: "search \(index)", page: 1))))
+            await service.answer(
+                .search("search \(index)", 1), with: .success(.page(photoPage(text: "search \(index)", page: 1))))
         }
         try viewModel.execute(text: "search 5")
         await service.answer(.search("search 5", 1), with: .success(.page(photoPage(text: "search 5", page: 1))))
-        #expect(viewModel.state.recentSearches.map(\.searchString) == [
-            "search 5", "search 11", "search 10", "search 9", "search 8", "search 7", "search 6", "search 4",
-            "search 3", "search 2",
-        ])
+        #expect(
+            viewModel.state.recentSearches.map(\.searchString) == [
+                "search 5", "search 11", "search 10", "search 9", "search 8", "search 7", "search 6", "search 4",
+                "search 3", "search 2",
+            ])
     }
 
     @Test func visiblePhotosLoadMetadataOnceAFewAtATime() async throws {
@@ -219,7 +257,8 @@ struct SearchViewModelTests {
         let callsBefore = service.calls.count
         viewModel.visible([ids[0], ids[3], ids[4], ids[5]])
         await settle()
-        #expect(Set(service.cancelled) == [.favorites(ids[1]), .comments(ids[1]), .favorites(ids[2]), .comments(ids[2])])
+        #expect(
+            Set(service.cancelled) == [.favorites(ids[1]), .comments(ids[1]), .favorites(ids[2]), .comments(ids[2])])
         #expect(!service.calls[callsBefore...].contains(.favorites(ids[0])))
         #expect(service.pendingCalls.contains(.favorites(ids[5])))
         #expect(viewModel.state.results.value?.photos[1].favorites == nil)

@@ -1,7 +1,8 @@
 import EventLoop
 import JSON
-import Testing
 import Services
+import Testing
+
 @testable import ViewModels
 
 /// Snapshot and restore: what the journal stores and another process continues from.

@@ -10,4 +10,3 @@ protocol ChannelObserver: AnyObject {
     /// The channel closed (session deleted or expired): end the stream.
     func channelClosed(_ channel: StateChannel)
 }
-

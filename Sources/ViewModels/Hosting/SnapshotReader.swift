@@ -10,7 +10,9 @@ package struct SnapshotReader {
 
     /// A reader of `value`, which must be an object.
     package init(_ value: JSONValue, path: String = "") throws(SnapshotError) {
-        guard let object = value.objectValue else { throw SnapshotError("\(path.isEmpty ? "snapshot" : path) is not an object") }
+        guard let object = value.objectValue else {
+            throw SnapshotError("\(path.isEmpty ? "snapshot" : path) is not an object")
+        }
         self.object = object
         self.path = path
     }
@@ -97,7 +99,9 @@ package struct SnapshotReader {
 extension Loadable {
     /// The journal form: `{"status", "value", "error", "request"}` with the whole value and the request of a
     /// load in flight (``json(_:)`` shows neither).
-    package func snapshot(value valueJSON: (Value) -> JSONValue, request requestJSON: (Request) -> JSONValue) -> JSONValue {
+    package func snapshot(
+        value valueJSON: (Value) -> JSONValue, request requestJSON: (Request) -> JSONValue
+    ) -> JSONValue {
         var object: JSONObject = ["value": value.map(valueJSON) ?? .null, "error": error?.json ?? .null]
         switch self {
         case .idle: object["status"] = "idle"

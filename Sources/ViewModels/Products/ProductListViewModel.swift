@@ -94,7 +94,8 @@ public final class ProductListViewModel {
     }
 
     private func start(
-        _ request: PageRequest, restore: Loadable<ProductList, PageRequest>, from current: Loadable<ProductList, PageRequest>
+        _ request: PageRequest, restore: Loadable<ProductList, PageRequest>,
+        from current: Loadable<ProductList, PageRequest>
     ) {
         let id = nextLoadID
         nextLoadID += 1

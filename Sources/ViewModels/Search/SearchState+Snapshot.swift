@@ -79,7 +79,9 @@ extension SearchState {
         self.init(
             searchText: try reader.string("searchText"),
             results: try Loadable(snapshot: reader.object("results")),
-            recentSearches: try reader.array("recentSearches") { (r) throws(SnapshotError) in try RecentSearch(snapshot: r) },
+            recentSearches: try reader.array("recentSearches") { (r) throws(SnapshotError) in
+                try RecentSearch(snapshot: r)
+            },
             lastError: try reader.optionalError("lastError")
         )
     }

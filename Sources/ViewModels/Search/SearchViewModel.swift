@@ -113,7 +113,8 @@ public final class SearchViewModel {
         let known = Set(state.results.value?.photos.map(\.id) ?? [])
         var seen: Set<String> = []
         metadataQueue = photoIDs.filter { id in
-            known.contains(id) && !metadataLoaded.contains(id) && metadataInFlight[id] == nil && seen.insert(id).inserted
+            known.contains(id) && !metadataLoaded.contains(id) && metadataInFlight[id] == nil
+                && seen.insert(id).inserted
         }
         pumpMetadata()
         if metadataInFlight.isEmpty && metadataQueue.isEmpty { metadataWaiters.resumeAll() }
@@ -211,12 +212,15 @@ public final class SearchViewModel {
                     photos: cells
                 )
                 next.recentSearches = Self.remember(
-                    RecentSearch(searchString: request.text, totalResults: page.total, thumbnailUrl: cells.first?.thumbnailUrl),
+                    RecentSearch(
+                        searchString: request.text, totalResults: page.total, thumbnailUrl: cells.first?.thumbnailUrl),
                     in: next.recentSearches
                 )
             } else {
-                var extended = search.restore.value
-                    ?? SearchResults(searchString: request.text, totalResults: page.total, page: 0, pages: 0, photos: [])
+                var extended =
+                    search.restore.value
+                    ?? SearchResults(
+                        searchString: request.text, totalResults: page.total, page: 0, pages: 0, photos: [])
                 extended.photos += cells
                 extended.page = page.page
                 extended.pages = page.pages
