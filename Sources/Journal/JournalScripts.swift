@@ -84,8 +84,11 @@ enum JournalScripts {
         """
 
     /// Refreshes the expiry of a session this process owns. KEYS: every key of the session. ARGV: owner, ttl.
+    /// Returns 1 refreshed, 0 owned by another process, -1 missing.
     static let touch = """
-        if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+        local owner = redis.call('HGET', KEYS[1], 'owner')
+        if not owner then return -1 end
+        if owner ~= ARGV[1] then return 0 end
         for k = 1, #KEYS do redis.call('PEXPIRE', KEYS[k], tonumber(ARGV[2])) end
         return 1
         """

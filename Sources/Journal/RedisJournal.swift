@@ -373,11 +373,32 @@ public final class RedisJournal: SessionJournal {
             let keys = JournalKeys(session.id).all(viewModels: names)
             Task { [weak self] in
                 guard let self else { return }
-                _ = try? await self.evaluate(
+                let reply = try? await self.evaluate(
                     JournalScripts.touch, keys: keys,
                     arguments: [Array(self.owner.utf8), Array(String(self.ttlMilliseconds).utf8)]
                 )
+                self.touched(session, reply: reply)
             }
+        }
+    }
+
+    /// Acts on what the expiry refresh learned: a session another process took over is handed over (its
+    /// streams end, so their clients reconnect to the owner, even when this process has nothing to write);
+    /// one Redis lost is written in full.
+    private func touched(_ session: Session, reply: RedisReply?) {
+        guard !session.isClosed, store.session(session.id, touching: false) === session else { return }
+        switch reply {
+        case .integer(0):
+            guard !session.isBeingJournaled else { return }
+            statistics.handovers += 1
+            logger.info("session owned elsewhere: handed over", metadata: ["session": "\(session.id)"])
+            forget(session.id)
+            store.handOver(session.id)
+        case .integer(-1):
+            needsFullWrite[session.id] = session
+            markDirty(session)
+        default:
+            break
         }
     }
 

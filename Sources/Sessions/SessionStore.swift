@@ -158,10 +158,11 @@ public final class SessionStore {
     /// Every session held here.
     public var all: [Session] { Array(sessions.values) }
 
-    /// The live session with this id, marking it active; nil for unknown, deleted or expired ids.
-    public func session(_ id: String) -> Session? {
+    /// The live session with this id, marking it active unless `touching` is false; nil for unknown, deleted
+    /// or expired ids.
+    public func session(_ id: String, touching: Bool = true) -> Session? {
         guard let session = sessions[id] else { return nil }
-        session.lastActivity = now()
+        if touching { session.lastActivity = now() }
         return session
     }
 
