@@ -12,6 +12,11 @@ enum JournalScripts {
     /// count, then per view model: name, entry, patch count, patches…; then answer count, then key, answer….
     /// Returns 1 written, 0 owned by another process, -1 missing (an `update` of a session Redis no longer
     /// has: write it in full).
+    ///
+    /// An `update` (the common case: a few patches of one view model) runs four Redis commands: the owner
+    /// check, the entry, one `RPUSH` of every new patch, and a `LTRIM` once the ring is full. Expiry is set
+    /// when a key is created (a `full` write, a new list) and refreshed by ``touch`` for sessions in use;
+    /// `HSET` and `RPUSH` keep a key's expiry.
     static let write = """
         local owner = redis.call('HGET', KEYS[1], 'owner')
         local me = ARGV[1]
@@ -25,7 +30,10 @@ enum JournalScripts {
         local ttl = tonumber(ARGV[2])
         local cap = tonumber(ARGV[3])
         local keyCap = tonumber(ARGV[4])
-        redis.call('HSET', KEYS[1], 'owner', me)
+        if mode ~= 'update' then
+          redis.call('HSET', KEYS[1], 'owner', me)
+          redis.call('PEXPIRE', KEYS[1], ttl)
+        end
         local i = 7
         for v = 1, tonumber(ARGV[6]) do
           local ring = KEYS[3 + v]
@@ -33,29 +41,28 @@ enum JournalScripts {
           local patches = tonumber(ARGV[i + 2])
           i = i + 3
           if mode ~= 'update' then redis.call('DEL', ring) end
-          for p = 1, patches do
-            redis.call('RPUSH', ring, ARGV[i])
-            i = i + 1
-          end
           if patches > 0 then
-            redis.call('LTRIM', ring, -cap, -1)
-            redis.call('PEXPIRE', ring, ttl)
+            local length = redis.call('RPUSH', ring, unpack(ARGV, i, i + patches - 1))
+            i = i + patches
+            if length > cap then redis.call('LTRIM', ring, -cap, -1) end
+            if length == patches then redis.call('PEXPIRE', ring, ttl) end
           end
         end
         local answers = tonumber(ARGV[i])
         i = i + 1
-        for a = 1, answers do
-          if redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) == 1 then
-            redis.call('RPUSH', KEYS[2], ARGV[i])
+        if answers > 0 then
+          for a = 1, answers do
+            if redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) == 1 then
+              redis.call('RPUSH', KEYS[2], ARGV[i])
+            end
+            i = i + 2
           end
-          i = i + 2
+          while redis.call('LLEN', KEYS[2]) > keyCap do
+            redis.call('HDEL', KEYS[3], redis.call('LPOP', KEYS[2]))
+          end
+          redis.call('PEXPIRE', KEYS[2], ttl)
+          redis.call('PEXPIRE', KEYS[3], ttl)
         end
-        while redis.call('LLEN', KEYS[2]) > keyCap do
-          redis.call('HDEL', KEYS[3], redis.call('LPOP', KEYS[2]))
-        end
-        redis.call('PEXPIRE', KEYS[1], ttl)
-        redis.call('PEXPIRE', KEYS[2], ttl)
-        redis.call('PEXPIRE', KEYS[3], ttl)
         return 1
         """
 
