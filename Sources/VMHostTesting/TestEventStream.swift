@@ -110,6 +110,9 @@ public final class TestEventStream: @unchecked Sendable {
     /// Closes the connection abruptly (a client going away).
     public func close() { socket.close() }
 
+    /// Ends the connection so that a read blocked on another thread returns; that reader then closes it.
+    public func shutdown() { socket.shutdown() }
+
     private func readMore() throws {
         if chunked {
             if let chunk = try TestHTTPClient.readChunk(from: socket) { text += chunk } else { ended = true }

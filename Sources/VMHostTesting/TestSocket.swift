@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,14 +15,18 @@ public struct TestClientError: Error, CustomStringConvertible {
 /// Deliberately independent of vmhost's own HTTP code, so tests check the server against a client we did
 /// not build on the same library.
 public final class TestSocket {
-    private var fd: Int32
+    /// The descriptor, -1 once closed. Atomic: ``shutdown()`` may read it on another thread than the reader
+    /// that closes it.
+    private let descriptor: Atomic<Int32>
+    private var fd: Int32 { descriptor.load(ordering: .acquiring) }
     private var buffer: [UInt8] = []
 
     /// Connects to `127.0.0.1:port`.
     /// - Parameter receiveBufferBytes: a small `SO_RCVBUF` makes a slow reader's backlog build up on the
     ///   server side instead of in this socket.
     public init(port: Int, timeoutSeconds: Int = 10, receiveBufferBytes: Int? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        descriptor = Atomic(fd)
         guard fd >= 0 else { throw TestClientError("socket() failed") }
         if let receiveBufferBytes {
             var size = Int32(receiveBufferBytes)
@@ -40,7 +46,7 @@ public final class TestSocket {
             // NB: deinit runs for a class whose init throws after its properties are set: close here only
             // once, or a second close could hit a descriptor number another thread has been given since.
             Glibc.close(fd)
-            fd = -1
+            descriptor.store(-1, ordering: .releasing)
             throw TestClientError("connect to port \(port) failed: errno \(error)")
         }
         setTimeout(seconds: timeoutSeconds)
@@ -74,12 +80,17 @@ public final class TestSocket {
     /// Writes a string.
     public func write(_ text: String) throws { try write(Array(text.utf8)) }
 
+    /// Ends the connection in both directions without closing the descriptor, so a read blocked on another
+    /// thread returns (end of stream) instead of racing with ``close()``; the reader closes it afterwards.
+    public func shutdown() {
+        let descriptor = fd
+        if descriptor >= 0 { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+    }
+
     /// Closes the connection abruptly.
     public func close() {
-        if fd >= 0 {
-            Glibc.close(fd)
-            fd = -1
-        }
+        let old = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
+        if old >= 0 { Glibc.close(old) }
     }
 
     /// Reads more bytes into the buffer; false on EOF. Throws on timeout.

@@ -46,7 +46,8 @@ final class FollowingClient: Sendable {
             $0.stopped = true
             return $0.stream
         }
-        stream?.close()
+        // NB: shutdown, not close: the reading task closes the stream itself once its read returns.
+        stream?.shutdown()
     }
 
     /// Runs until ``stop()``: connect, follow, wait `retry`, reconnect.

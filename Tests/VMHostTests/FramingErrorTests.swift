@@ -12,7 +12,8 @@ struct FramingErrorTests {
         try await withApp { app in
             let id = try await app.createSession()
             let body = [UInt8](repeating: UInt8(ascii: " "), count: 2 * 1024 * 1024)
-            let connection = try await RawConnection.open(port: app.port)
+            // NB: a generous read timeout: under the sanitizers, reading 2 MiB takes the server many seconds.
+            let connection = try await RawConnection.open(port: app.port, timeoutSeconds: 60)
             defer { connection.close() }
             try await connection.send(
                 Self.head("POST", id: id, ["Content-Type: application/json", "Content-Length: \(body.count)"]) + body
@@ -31,7 +32,8 @@ struct FramingErrorTests {
             var body: [UInt8] = []
             for _ in 0..<32 { body += bytes(String(chunk.count, radix: 16) + "\r\n") + chunk + bytes("\r\n") }
             body += bytes("0\r\n\r\n")
-            let connection = try await RawConnection.open(port: app.port)
+            // NB: a generous read timeout: under the sanitizers, reading 2 MiB takes the server many seconds.
+            let connection = try await RawConnection.open(port: app.port, timeoutSeconds: 60)
             defer { connection.close() }
             try await connection.send(
                 Self.head("POST", id: id, ["Content-Type: application/json", "Transfer-Encoding: chunked"]) + body

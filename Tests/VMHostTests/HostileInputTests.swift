@@ -481,7 +481,7 @@ struct HostileInputTests {
             let bound = streamCount * 2 * (maxPending + textBytes + 256) + 64 * 1024 * 1024
             // NB: AddressSanitizer's allocator quarantines freed memory and pads every allocation, so RSS says
             // nothing about the server's own bound there (it grew ~95 MiB); the resync checks below still run.
-            if !Self.underAddressSanitizer {
+            if !Self.underAddressSanitizer && !Self.underThreadSanitizer {
                 #expect(
                     growth < bound,
                     "RSS grew \(growth / 1024) KiB during \(changeCount) changes in \(changesTook) (bound \(bound / 1024) KiB)"
@@ -570,6 +570,8 @@ struct HostileInputTests {
 
     /// Whether this process runs with AddressSanitizer's runtime (`swift test --sanitize=address`).
     static let underAddressSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
+    /// ThreadSanitizer's shadow memory and its delayed frees make RSS as meaningless as under ASan.
+    static let underThreadSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
 
     /// This process's resident set size (the server runs in it), from /proc/self/status.
     static func residentBytes() -> Int? {
