@@ -48,7 +48,6 @@ public final class StateChannel {
     private var cachedSnapshotEvent: ServerSentEventChunk?
     private var observers: [ObjectIdentifier: any ChannelObserver] = [:]
     private var held: [HeldVersion] = []
-    private var commitWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
 
     /// Creates a channel.
     /// - Parameters:
@@ -125,24 +124,6 @@ public final class StateChannel {
             count += 1
         }
         held.removeFirst(count)
-        if held.isEmpty {
-            let waiting = commitWaiters
-            commitWaiters.removeAll()
-            for (_, waiter) in waiting { waiter.resume() }
-        } else {
-            var still: [(Int, CheckedContinuation<Void, Never>)] = []
-            for (target, waiter) in commitWaiters {
-                if target <= self.version { waiter.resume() } else { still.append((target, waiter)) }
-            }
-            commitWaiters = still
-        }
-    }
-
-    /// Returns once every version published so far is committed (at once when none is held).
-    public func waitUntilCommitted() async {
-        guard !held.isEmpty else { return }
-        let target = latestVersion
-        await withCheckedContinuation { commitWaiters.append((target, $0)) }
     }
 
     private func apply(version newVersion: Int, state next: JSONValue, patch: [UInt8]) {
@@ -187,9 +168,6 @@ public final class StateChannel {
     public func abandon() {
         held.removeAll()
         latestVersion = version
-        let waiting = commitWaiters
-        commitWaiters.removeAll()
-        for (_, waiter) in waiting { waiter.resume() }
         endStreams()
     }
 

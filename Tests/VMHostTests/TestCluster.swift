@@ -15,7 +15,7 @@ final class TestCluster: @unchecked Sendable {
     /// One vmhost node.
     struct Node {
         let id: String
-        let port: Int
+        var port: Int
         var process: SpawnedProcess?
     }
 
@@ -69,7 +69,15 @@ final class TestCluster: @unchecked Sendable {
         do {
             for index in 1...count {
                 cluster.nodes.append(Node(id: "n\(index)", port: try TestListener.closedPort(), process: nil))
-                try await cluster.startNode(index - 1)
+                // NB: a port found free can be taken by another test before the node binds it; before the
+                // proxy knows the ports, a node that does not come up gets a fresh port and a second try.
+                do {
+                    try await cluster.startNode(index - 1)
+                } catch {
+                    try await cluster.kill(index - 1)
+                    cluster.nodes[index - 1].port = try TestListener.closedPort()
+                    try await cluster.startNode(index - 1)
+                }
             }
             try await cluster.startProxy(sessionRate: sessionRate)
         } catch {
@@ -94,7 +102,7 @@ final class TestCluster: @unchecked Sendable {
         )
         nodes[index].process = process
         let direct = TestHTTPClient(port: node.port)
-        let ready = try await eventually(timeout: .seconds(15)) {
+        let ready = try await eventually(timeout: .seconds(20)) {
             (try? await direct.get("/healthz"))?.json?["journal"] == "ok"
         }
         guard ready else { throw TestClientError("node \(node.id) did not start") }
