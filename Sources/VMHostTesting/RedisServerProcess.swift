@@ -15,7 +15,8 @@ public final class RedisServerProcess: @unchecked Sendable {
     /// data survives a SIGKILL and a restart of the server.
     public let persistent: Bool
     private let directory: String
-    private var process: Process?
+    /// The running server's process id (our child: reaped by ``signalAndWait(_:)``).
+    private var child: pid_t?
 
     /// Picks a free loopback port (or takes `port`) without starting anything.
     /// - Parameter persistent: keep the data across ``restart()`` (in a directory of its own, removed on release).
@@ -36,10 +37,7 @@ public final class RedisServerProcess: @unchecked Sendable {
     }
 
     /// The server's process id while it runs.
-    public var pid: Int32? {
-        guard let process, process.isRunning else { return nil }
-        return process.processIdentifier
-    }
+    public var pid: Int32? { child }
 
     /// `redis://127.0.0.1:PORT/database`.
     public func url(database: Int = 0) -> String { "redis://127.0.0.1:\(port)/\(database)" }
@@ -47,18 +45,12 @@ public final class RedisServerProcess: @unchecked Sendable {
     /// Starts `redis-server` and waits until it answers `PING`.
     /// - Throws: ``TestClientError`` when it cannot start or does not answer within `timeout`.
     public func start(timeout: Duration = .seconds(10)) async throws {
-        guard pid == nil else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.executable())
-        process.arguments =
+        guard child == nil else { return }
+        let arguments =
             [
                 "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no", "--dir", directory,
             ] + (persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
+        child = try Self.spawn(try Self.executable(), arguments)
         let port = port
         let answered = try await offPool { Self.waitForPong(port: port, timeout: timeout) }
         guard answered else {
@@ -89,13 +81,35 @@ public final class RedisServerProcess: @unchecked Sendable {
         try await start(timeout: timeout)
     }
 
+    /// Starts `path` with `arguments`, standard streams on `/dev/null`, and none of this process's other
+    /// descriptors (a test's sockets held open by the child would never be seen closing).
+    ///
+    /// NB: posix_spawn rather than Foundation's `Process`: its descriptor scan reads past a buffer under
+    /// AddressSanitizer, and its `waitUntilExit()` hangs on a cooperative-pool thread.
+    private static func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
+        var pid = pid_t()
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor in Int32(0)...2 {
+            posix_spawn_file_actions_addopen(
+                &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        }
+        let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard result == 0 else { throw TestClientError("posix_spawn \(path) failed: \(result)") }
+        return pid
+    }
+
     private func signalAndWait(_ signal: Int32) {
-        guard let process else { return }
-        self.process = nil
-        let pid = process.processIdentifier
+        guard let pid = child else { return }
+        child = nil
         Glibc.kill(pid, signal)
-        // NB: not `waitUntilExit()`: it waits on Foundation's run loop machinery, which hangs when called from
-        // a cooperative-pool thread while the main thread is busy. Reap it ourselves (or see Foundation did).
         let deadline = ContinuousClock.now + (signal == SIGKILL ? .seconds(10) : .milliseconds(200))
         while ContinuousClock.now < deadline {
             var status: Int32 = 0
