@@ -42,9 +42,11 @@ public final class VMHostApplication {
     /// Builds the application; nothing listens until ``start()``.
     /// - Parameters:
     ///   - now: the clock of session activity and expiry (injected by tests, which move it instead of waiting).
+    ///   - clock: the clock of view-model timers such as the search debounce (a test clock in tests).
     public init(
         configuration: VMHostConfiguration, logger: Logger,
-        now: @escaping @LoopActor () -> ContinuousClock.Instant = { ContinuousClock.now }
+        now: @escaping @LoopActor () -> ContinuousClock.Instant = { ContinuousClock.now },
+        clock: any Clock<Duration> = LoopClock()
     ) {
         self.configuration = configuration
         self.logger = logger
@@ -64,15 +66,17 @@ public final class VMHostApplication {
                 idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
                 sweepInterval: min(.seconds(5), idleTimeout / 4), replayCapacity: configuration.replayCapacity
             ),
-            viewModels: Self.viewModels(upstreams), now: now
+            viewModels: Self.viewModels(upstreams, clock: clock), now: now
         )
     }
 
     /// The view models every session hosts, in the order of the session resource and of resume ids: one
     /// registration line per screen.
-    static func viewModels(_ upstreams: UpstreamFactory) -> [ViewModelRegistration] {
+    static func viewModels(_ upstreams: UpstreamFactory, clock: any Clock<Duration>) -> [ViewModelRegistration] {
         [
-            ViewModelRegistration(SearchViewModel.self) { SearchViewModel(service: upstreams.makeFlickrService()) },
+            ViewModelRegistration(SearchViewModel.self) {
+                SearchViewModel(service: upstreams.makeFlickrService(), clock: clock)
+            },
             ViewModelRegistration(ProductListViewModel.self) {
                 ProductListViewModel(service: upstreams.makeProductService())
             },

@@ -101,24 +101,23 @@ struct SearchAPITests {
     }
 
     @Test func autoSearchDebouncesOverHTTP() async throws {
-        try await withApp { app in
+        // NB: the debounce runs on a test clock, so the six edits fall within it however slow the runner is.
+        let clock = TestClock()
+        try await withApp(clock: clock) { app in
             let id = try await app.createSession()
-            // NB: six quick keystrokes as one pipelined write, so they arrive well within the 300 ms debounce
-            // even on a slow runner (under ThreadSanitizer, six sequential round trips can take longer).
             let before = await app.upstreamRequests("flickr.photos.search")
-            let keystrokes = try await RawConnection.open(port: app.port)
-            var pipelined: [UInt8] = []
             for text in ["s", "su", "sun", "suns", "sunse", "sunset"] {
-                let body = (["text": .string(text), "autoSearch": true] as JSONValue).serializedBytes
-                pipelined +=
-                    Array(
-                        "POST /v1/sessions/\(id)/search/text HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
-                            .utf8
-                    ) + body
+                let response = try await app.client.post(
+                    "/v1/sessions/\(id)/search/text", json: ["text": .string(text), "autoSearch": true])
+                #expect(response.status == 200)
+                #expect(response.json?["searchText"]?.stringValue == text)
+                #expect(response.json?["results"]?["status"] == "idle")
             }
-            try await keystrokes.send(pipelined)
-            for _ in 0..<6 { #expect(try await keystrokes.response(method: "POST").status == 200) }
-            keystrokes.close()
+            #expect(
+                try await eventually { clock.sleeperCount == 1 }, "one debounce pending: each edit replaced the last")
+            clock.advance(by: .milliseconds(299))
+            #expect(await app.upstreamRequests("flickr.photos.search") == before, "nothing before 300 ms")
+            clock.advance(by: .milliseconds(1))
             #expect(
                 try await eventually {
                     try await app.client.get("/v1/sessions/\(id)/search").json?["results"]?["status"] == "loaded"

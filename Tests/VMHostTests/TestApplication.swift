@@ -9,28 +9,29 @@ struct TestApplication {
     let application: VMHostApplication
     let port: Int
 
-    /// Starts an application; `time`, when given, is the clock of session activity and expiry.
+    /// Starts an application; `time`, when given, is the clock of session activity and expiry, and `clock` the
+    /// clock of view-model timers (the search debounce).
     static func start(
-        _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil
+        _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil,
+        clock: TestClock? = nil
     ) async throws -> TestApplication {
         var configuration = VMHostConfiguration()
         configuration.port = 0
         configuration.logLevel = .warning
         configure(&configuration)
         let settings = configuration
-        return try await Self.make(settings, time: time)
+        return try await Self.make(settings, time: time, clock: clock)
     }
 
     @LoopActor
-    private static func make(_ settings: VMHostConfiguration, time: SessionTime?) throws -> TestApplication {
+    private static func make(
+        _ settings: VMHostConfiguration, time: SessionTime?, clock: TestClock?
+    ) throws -> TestApplication {
         var logger = Logger(label: "vmhost-test")
         logger.logLevel = settings.logLevel
-        let application =
-            if let time {
-                VMHostApplication(configuration: settings, logger: logger, now: { time.now })
-            } else {
-                VMHostApplication(configuration: settings, logger: logger)
-            }
+        let now: @LoopActor () -> ContinuousClock.Instant = if let time { { time.now } } else { { ContinuousClock.now } }
+        let application = VMHostApplication(
+            configuration: settings, logger: logger, now: now, clock: clock ?? LoopClock())
         let port = try application.start()
         return TestApplication(application: application, port: port)
     }
@@ -77,10 +78,10 @@ struct TestApplication {
 
 /// Runs `body` against a fresh application and always shuts it down afterwards.
 func withApp(
-    _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil,
+    _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil, clock: TestClock? = nil,
     _ body: (TestApplication) async throws -> Void
 ) async throws {
-    let app = try await TestApplication.start(configure, time: time)
+    let app = try await TestApplication.start(configure, time: time, clock: clock)
     do {
         try await body(app)
     } catch {

@@ -1,6 +1,7 @@
 import EventLoop
 import Services
 import Testing
+import VMHostTesting
 
 @testable import ViewModels
 

@@ -2,6 +2,7 @@ import EventLoop
 import JSON
 import Services
 import Testing
+import VMHostTesting
 
 @testable import ViewModels
 
