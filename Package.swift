@@ -119,7 +119,8 @@ let package = Package(
             dependencies: ["Sessions", "EventStreams", "ViewModels", "Services", "EventLoop", "JSON", "JSONPatch"]
         ),
         // NB: no Upstreams (and so no HTTPClient or libcurl): view models are tested against fake services.
-        .testTarget(name: "ViewModelTests", dependencies: ["ViewModels", "Services", "EventLoop", "JSON", "VMHostTesting"]),
+        .testTarget(
+            name: "ViewModelTests", dependencies: ["ViewModels", "Services", "EventLoop", "JSON", "VMHostTesting"]),
         .testTarget(
             name: "VMHostTests",
             dependencies: [

@@ -29,7 +29,8 @@ struct TestApplication {
     ) throws -> TestApplication {
         var logger = Logger(label: "vmhost-test")
         logger.logLevel = settings.logLevel
-        let now: @LoopActor () -> ContinuousClock.Instant = if let time { { time.now } } else { { ContinuousClock.now } }
+        let now: @LoopActor () -> ContinuousClock.Instant =
+            if let time { { time.now } } else { { ContinuousClock.now } }
         let application = VMHostApplication(
             configuration: settings, logger: logger, now: now, clock: clock ?? LoopClock())
         let port = try application.start()
