@@ -58,6 +58,10 @@ public enum HTTPHandlerResult {
     case stream(@LoopActor (ServerSentEventStream) -> Void)
     /// A response computed asynchronously on the loop (for example `Prefer: wait`).
     case deferred(@LoopActor () async -> HTTPResponse)
+    /// A response that code on the loop sends later by calling `respond` once (later calls are ignored), with
+    /// no task: the cheap form of ``deferred(_:)`` for a response that waits on a callback (a journal write).
+    /// Shutdown waits for it like for a deferred response.
+    case callback(@LoopActor (_ respond: @escaping @LoopActor (HTTPResponse) -> Void) -> Void)
     /// A result known only after an asynchronous step (a session loaded from the journal): any of these,
     /// a stream included; a thrown ``HTTPError`` is answered like a handler's.
     case later(@LoopActor () async throws -> HTTPHandlerResult)

@@ -42,6 +42,8 @@ public final class HTTPServer {
     var streams: [OpaquePointer: ServerSentEventStream] = [:]
     var keepaliveTimer: LoopTimer?
     private var deferred: [Int: Task<Void, Never>] = [:]
+    /// Requests answered by a ``HTTPHandlerResult/callback(_:)`` that has not called back yet.
+    private var awaitingCallback: Set<Int> = []
     private var nextDeferredID = 0
     private var shutdownTask: Task<Void, Never>?
 
@@ -168,7 +170,7 @@ public final class HTTPServer {
             task.cancel()
         }
         let deadline = ContinuousClock.now.advanced(by: flushTimeout)
-        while !deferred.isEmpty, ContinuousClock.now < deadline {
+        while !deferred.isEmpty || !awaitingCallback.isEmpty, ContinuousClock.now < deadline {
             try? await LoopClock().sleep(for: .milliseconds(10))
         }
         // NB: give the loop a moment to write the final chunks before evhttp_free closes the sockets.
@@ -240,6 +242,14 @@ public final class HTTPServer {
             runDeferred(for: request) { [weak self] in
                 let response = await operation()
                 self?.respond(response, to: request, started: started)
+            }
+        case .callback(let start):
+            let id = nextDeferredID
+            nextDeferredID += 1
+            awaitingCallback.insert(id)
+            start { [weak self] response in
+                guard let self, self.awaitingCallback.remove(id) != nil else { return }
+                self.respond(response, to: request, started: started)
             }
         case .later(let operation):
             runDeferred(for: request) { [weak self] in

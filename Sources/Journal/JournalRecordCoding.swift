@@ -11,8 +11,19 @@ enum JournalRecordCoding {
 
     // MARK: Writing
 
-    static func entry(version: Int, state: JSONValue, snapshot: JSONValue) -> [UInt8] {
-        JSONValue.object(["version": .int(version), "state": state, "snapshot": snapshot]).serializedBytes
+    /// `{"version":N,"state":…,"snapshot":…}` around a state already serialised (the channel's bytes: the
+    /// write path does not serialise the state a second time).
+    static func entry(version: Int, stateBytes: [UInt8], snapshot: JSONValue) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(stateBytes.count * 2 + 48)
+        bytes.append(contentsOf: #"{"version":"#.utf8)
+        bytes.append(contentsOf: String(version).utf8)
+        bytes.append(contentsOf: #","state":"#.utf8)
+        bytes.append(contentsOf: stateBytes)
+        bytes.append(contentsOf: #","snapshot":"#.utf8)
+        snapshot.serialize(into: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
     }
 
     /// `"VERSION PATCH"`.

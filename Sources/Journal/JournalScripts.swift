@@ -6,7 +6,21 @@
 ///   (`{"version", "state", "snapshot"}`).
 /// - `vmhost:{ID}:r:NAME`: list, the view model's newest patches, `"VERSION PATCH"` each, oldest first.
 /// - `vmhost:{ID}:k`: hash, `Idempotency-Key` → its answer; `vmhost:{ID}:ko`: list, the keys oldest first.
-enum JournalScripts {
+enum JournalScript: CaseIterable {
+    case write, takeOver, release, touch, delete
+
+    /// The Lua text. NB: the SHA1 cache is keyed by the case, not the text: hashing the text on every call
+    /// cost more than building the call.
+    var source: String {
+        switch self {
+        case .write: Self.writeSource
+        case .takeOver: Self.takeOverSource
+        case .release: Self.releaseSource
+        case .touch: Self.touchSource
+        case .delete: Self.deleteSource
+        }
+    }
+
     /// Writes a session. KEYS: hash, key order, keys, then one replay list per view model written.
     /// ARGV: owner, ttl ms, replay capacity, key capacity, mode (`create` | `update` | `full`), view model
     /// count, then per view model: name, entry, patch count, patches…; then answer count, then key, answer….
@@ -17,7 +31,7 @@ enum JournalScripts {
     /// check, the entry, one `RPUSH` of every new patch, and a `LTRIM` once the ring is full. Expiry is set
     /// when a key is created (a `full` write, a new list) and refreshed by ``touch`` for sessions in use;
     /// `HSET` and `RPUSH` keep a key's expiry.
-    static let write = """
+    private static let writeSource = """
         local owner = redis.call('HGET', KEYS[1], 'owner')
         local me = ARGV[1]
         local mode = ARGV[5]
@@ -69,7 +83,7 @@ enum JournalScripts {
     /// Takes a session over and reads it. KEYS: hash, key order, keys, then one replay list per view model.
     /// ARGV: the new owner. Returns 0 for a missing session, else
     /// `{hash as HGETALL, key order, keys as HGETALL, replay list…}`.
-    static let takeOver = """
+    private static let takeOverSource = """
         local owner = redis.call('HGET', KEYS[1], 'owner')
         if not owner then return 0 end
         redis.call('HSET', KEYS[1], 'owner', ARGV[1])
@@ -82,7 +96,7 @@ enum JournalScripts {
         """
 
     /// Gives a session up (drain): any process may take it over at once. KEYS: hash. ARGV: owner.
-    static let release = """
+    private static let releaseSource = """
         if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then
           redis.call('HSET', KEYS[1], 'owner', '')
           return 1
@@ -92,7 +106,7 @@ enum JournalScripts {
 
     /// Refreshes the expiry of a session this process owns. KEYS: every key of the session. ARGV: owner, ttl.
     /// Returns 1 refreshed, 0 owned by another process, -1 missing.
-    static let touch = """
+    private static let touchSource = """
         local owner = redis.call('HGET', KEYS[1], 'owner')
         if not owner then return -1 end
         if owner ~= ARGV[1] then return 0 end
@@ -101,7 +115,7 @@ enum JournalScripts {
         """
 
     /// Deletes a session this process owns. KEYS: every key of the session. ARGV: owner.
-    static let delete = """
+    private static let deleteSource = """
         if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
         return redis.call('DEL', unpack(KEYS))
         """

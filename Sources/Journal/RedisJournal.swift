@@ -47,7 +47,7 @@ public final class RedisJournal: SessionJournal {
     private lazy var flushTimer = LoopTimer { [weak self] in self?.flush() }
     private lazy var touchTimer = LoopTimer(repeats: true) { [weak self] in self?.touchActiveSessions() }
     private var lastTouch = ContinuousClock.now
-    private var scriptHashes: [String: String] = [:]
+    private var scriptHashes: [JournalScript: String] = [:]
     private var isStopped = false
 
     /// Creates the journal of `store` and attaches it (sessions created from now on are journaled).
@@ -114,7 +114,7 @@ public final class RedisJournal: SessionJournal {
         Task { [weak self] in
             guard let self else { return }
             do {
-                _ = try await self.evaluate(JournalScripts.delete, keys: keys, arguments: [Array(self.owner.utf8)])
+                _ = try await self.evaluate(.delete, keys: keys, arguments: [Array(self.owner.utf8)])
             } catch {
                 // NB: the keys still expire with their TTL.
                 self.logger.debug("journal delete failed", metadata: ["session": "\(session.id)", "error": "\(error)"])
@@ -128,7 +128,7 @@ public final class RedisJournal: SessionJournal {
         let reply: RedisReply
         do {
             reply = try await evaluate(
-                JournalScripts.takeOver, keys: [keys.hash, keys.keyOrder, keys.keys] + names.map(keys.replay),
+                .takeOver, keys: [keys.hash, keys.keyOrder, keys.keys] + names.map(keys.replay),
                 arguments: [Array(owner.utf8)]
             )
         } catch {
@@ -165,7 +165,7 @@ public final class RedisJournal: SessionJournal {
         let releases = store.all.map { session in
             Task { @LoopActor [self] () -> Bool in
                 let reply = try? await evaluate(
-                    JournalScripts.release, keys: [JournalKeys(session.id).hash], arguments: [token])
+                    .release, keys: [JournalKeys(session.id).hash], arguments: [token])
                 return reply == .integer(1)
             }
         }
@@ -256,10 +256,11 @@ public final class RedisJournal: SessionJournal {
             for entry in held where full || entry.version > previous {
                 patches.append(JournalRecordCoding.replayEntry(version: entry.version, patch: entry.patch))
             }
-            let state = held.last?.state ?? channel.state
+            let stateBytes = held.last?.stateBytes ?? channel.stateBytes
             keyList.append(keys.replay(slot.name))
             entries.append(Array(slot.name.utf8))
-            entries.append(JournalRecordCoding.entry(version: latest, state: state, snapshot: slot.model.snapshot()))
+            entries.append(
+                JournalRecordCoding.entry(version: latest, stateBytes: stateBytes, snapshot: slot.model.snapshot()))
             entries.append(Array(String(patches.count).utf8))
             entries.append(contentsOf: patches)
             written.append((slot, latest))
@@ -283,15 +284,8 @@ public final class RedisJournal: SessionJournal {
         for (slot, version) in written { sentNow[slot.name] = version }
         sent[session.id] = sentNow
         let started = ContinuousClock.now
-        Task { [weak self] in
-            guard let self else { return }
-            let result: Result<RedisReply, RedisError>
-            do throws(RedisError) {
-                result = .success(try await self.evaluate(JournalScripts.write, keys: keyList, arguments: arguments))
-            } catch {
-                result = .failure(error)
-            }
-            self.finishWrite(session, written: written, full: full, result: result, started: started)
+        evaluate(.write, keys: keyList, arguments: arguments) { [weak self] result in
+            self?.finishWrite(session, written: written, full: full, result: result, started: started)
         }
     }
 
@@ -374,7 +368,7 @@ public final class RedisJournal: SessionJournal {
             Task { [weak self] in
                 guard let self else { return }
                 let reply = try? await self.evaluate(
-                    JournalScripts.touch, keys: keys,
+                    .touch, keys: keys,
                     arguments: [Array(self.owner.utf8), Array(String(self.ttlMilliseconds).utf8)]
                 )
                 self.touched(session, reply: reply)
@@ -405,23 +399,45 @@ public final class RedisJournal: SessionJournal {
     // MARK: Scripts
 
     /// Runs a script by its SHA1 once Redis knows it (`EVALSHA`), else by its text (`EVAL`), learning the SHA1.
-    private func evaluate(_ script: String, keys: [String], arguments: [[UInt8]]) async throws(RedisError) -> RedisReply
-    {
-        var tail: [[UInt8]] = [Array(String(keys.count).utf8)]
-        tail.append(contentsOf: keys.map { Array($0.utf8) })
+    private func evaluate(
+        _ script: JournalScript, keys: [String], arguments: [[UInt8]]
+    ) async throws(RedisError) -> RedisReply {
+        typealias Outcome = CheckedContinuation<Result<RedisReply, RedisError>, Never>
+        let result = await withCheckedContinuation { (continuation: Outcome) in
+            evaluate(script, keys: keys, arguments: arguments) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// The same, calling `completion` on the loop with the outcome: no task and no continuation, as the write
+    /// path runs it once per write.
+    private func evaluate(
+        _ script: JournalScript, keys: [String], arguments: [[UInt8]],
+        then completion: @escaping @LoopActor (Result<RedisReply, RedisError>) -> Void
+    ) {
+        var tail: [[UInt8]] = []
+        tail.reserveCapacity(keys.count + arguments.count + 3)
+        tail.append(Array(String(keys.count).utf8))
+        for key in keys { tail.append(Array(key.utf8)) }
         tail.append(contentsOf: arguments)
-        if let hash = scriptHashes[script] {
-            do {
-                return try await client.send([Array("EVALSHA".utf8), Array(hash.utf8)] + tail)
-            } catch .server(let message) where message.hasPrefix("NOSCRIPT") {
-                scriptHashes[script] = nil
+        let byText = { [client] in
+            client.send([Array("EVAL".utf8), Array(script.source.utf8)] + tail) { [weak self] result in
+                completion(result)
+                guard let self, self.scriptHashes[script] == nil else { return }
+                self.client.send(["SCRIPT", "LOAD", script.source].map { Array($0.utf8) }) { [weak self] learned in
+                    if case .success(let reply) = learned, let hash = reply.string { self?.scriptHashes[script] = hash }
+                }
             }
         }
-        let reply = try await client.send([Array("EVAL".utf8), Array(script.utf8)] + tail)
-        if scriptHashes[script] == nil, let hash = try? await client.send(["SCRIPT", "LOAD", script]).string {
-            scriptHashes[script] = hash
+        guard let hash = scriptHashes[script] else { return byText() }
+        client.send([Array("EVALSHA".utf8), Array(hash.utf8)] + tail) { [weak self] result in
+            if case .failure(.server(let message)) = result, message.hasPrefix("NOSCRIPT") {
+                self?.scriptHashes[script] = nil
+                byText()
+            } else {
+                completion(result)
+            }
         }
-        return reply
     }
 }
 

@@ -97,24 +97,35 @@ public final class RedisClient {
     ///   for an empty command or one that breaks reply ordering (`SUBSCRIBE` and friends, `MONITOR`,
     ///   `CLIENT REPLY`) or the configured database (`SELECT`).
     public func send(_ arguments: [[UInt8]]) async throws(RedisError) -> RedisReply {
+        typealias Outcome = CheckedContinuation<Result<RedisReply, RedisError>, Never>
+        let result = await withCheckedContinuation { (continuation: Outcome) in
+            send(arguments) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// Sends one command and calls `completion` on the loop, exactly once, with its outcome: the same as the
+    /// `async` overload without a task or a continuation (the journal's write path uses it, once per write).
+    /// When the command cannot be sent, `completion` runs before this returns.
+    public func send(
+        _ arguments: [[UInt8]], then completion: @escaping @LoopActor (Result<RedisReply, RedisError>) -> Void
+    ) {
         if let refusal = Self.refusal(of: arguments) {
             statistics.commandsFailed += 1
-            throw refusal
+            completion(.failure(refusal))
+            return
         }
         guard state == .ready || state == .connecting else {
             statistics.commandsFailed += 1
-            throw .unavailable
+            completion(.failure(.unavailable))
+            return
         }
         let deadline = ContinuousClock.now + configuration.commandTimeout
-        typealias Outcome = CheckedContinuation<Result<RedisReply, RedisError>, Never>
-        let result = await withCheckedContinuation { (continuation: Outcome) in
-            let command = PendingCommand(arguments: arguments, deadline: deadline) { [self] result, latency in
-                record(result, latency: latency)
-                continuation.resume(returning: result)
-            }
-            enqueue(command)
+        let command = PendingCommand(arguments: arguments, deadline: deadline) { [self] result, latency in
+            record(result, latency: latency)
+            completion(result)
         }
-        return try result.get()
+        enqueue(command)
     }
 
     /// Sends one command given as strings (UTF-8); otherwise the same as the `[[UInt8]]` overload.
@@ -159,19 +170,26 @@ public final class RedisClient {
         }
     }
 
-    private static let refusedCommands: Set<String> = [
-        "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe", "monitor", "select",
-    ]
+    private static let refusedCommands: Set<[UInt8]> = Set(
+        ["subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe", "monitor", "select"]
+            .map { Array($0.utf8) })
+
+    /// The command name in ASCII lower case (no `String` on the write path: this runs for every command).
+    /// NB: `nonisolated`, so its closure is not checked for isolation once per byte.
+    nonisolated private static func lowercased(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+    }
 
     private static func refusal(of arguments: [[UInt8]]) -> RedisError? {
         guard let first = arguments.first else { return .invalidCommand("empty command") }
-        let name = String(decoding: first, as: UTF8.self).lowercased()
+        // NB: every refused command name has 6 to 12 bytes; most commands (GET, EVALSHA, …) stop here.
+        guard (6...12).contains(first.count) else { return nil }
+        let name = lowercased(first)
         if refusedCommands.contains(name) {
-            return .invalidCommand("\(name.uppercased()) is not supported by this client")
+            return .invalidCommand(
+                "\(String(decoding: name, as: UTF8.self).uppercased()) is not supported by this client")
         }
-        if name == "client", arguments.count > 1,
-            String(decoding: arguments[1], as: UTF8.self).lowercased() == "reply"
-        {
+        if name == Array("client".utf8), arguments.count > 1, lowercased(arguments[1]) == Array("reply".utf8) {
             return .invalidCommand("CLIENT REPLY is not supported by this client")
         }
         return nil

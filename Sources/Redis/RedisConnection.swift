@@ -65,9 +65,44 @@ final class RedisConnection {
     func send(_ command: PendingCommand) -> Bool {
         guard let context else { return false }
         let arguments = command.arguments
-        let total = arguments.reduce(0) { $0 + $1.count }
-        // NB: one contiguous copy gives every argument a stable address for the call; hiredis copies the
-        // formatted command into its output buffer before returning.
+        let privdata = Unmanaged.passRetained(command).toOpaque()
+        let status = Self.withArgv(arguments) { pointers, lengths in
+            vmh_redis_command_argv(
+                context,
+                { _, reply, privdata in
+                    guard let privdata else { return }
+                    let command = Unmanaged<PendingCommand>.fromOpaque(privdata).takeRetainedValue()
+                    // NB: hiredis frees the reply when this callback returns: copy it now.
+                    let typed = reply.map { UnsafePointer($0.assumingMemoryBound(to: redisReply.self)) }
+                    let outcome = RedisConnection.outcome(of: typed)
+                    LoopActor.assumeIsolated {
+                        HiredisCallback.run { command.connection?.didFinish(command, with: outcome) }
+                    }
+                },
+                privdata, Int32(arguments.count), pointers, lengths
+            )
+        }
+        guard status == vmh_redis_ok else {
+            Unmanaged<PendingCommand>.fromOpaque(privdata).release()
+            return false
+        }
+        command.connection = self
+        command.markSent()
+        inFlight.append(command)
+        return true
+    }
+
+    /// Runs `body` with the arguments as C pointers and lengths, for `redisAsyncCommandArgv`.
+    ///
+    /// NB: `nonisolated`: a closure written in ``LoopActor``-isolated code checks its isolation on every call,
+    /// so the per-argument closures here cost more than the copy when this was isolated (callgrind).
+    /// One contiguous copy gives every argument a stable address for the call; hiredis copies the
+    /// formatted command into its output buffer before returning.
+    nonisolated private static func withArgv<Result>(
+        _ arguments: [[UInt8]], _ body: ([UnsafePointer<CChar>?], [Int]) -> Result
+    ) -> Result {
+        var total = 0
+        for argument in arguments { total += argument.count }
         let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: max(total, 1))
         defer { storage.deallocate() }
         var pointers: [UnsafePointer<CChar>?] = []
@@ -84,29 +119,7 @@ final class RedisConnection {
             lengths.append(argument.count)
             offset += argument.count
         }
-        let privdata = Unmanaged.passRetained(command).toOpaque()
-        let status = vmh_redis_command_argv(
-            context,
-            { _, reply, privdata in
-                guard let privdata else { return }
-                let command = Unmanaged<PendingCommand>.fromOpaque(privdata).takeRetainedValue()
-                // NB: hiredis frees the reply when this callback returns: copy it now.
-                let typed = reply.map { UnsafePointer($0.assumingMemoryBound(to: redisReply.self)) }
-                let outcome = RedisConnection.outcome(of: typed)
-                LoopActor.assumeIsolated {
-                    HiredisCallback.run { command.connection?.didFinish(command, with: outcome) }
-                }
-            },
-            privdata, Int32(arguments.count), pointers, lengths
-        )
-        guard status == vmh_redis_ok else {
-            Unmanaged<PendingCommand>.fromOpaque(privdata).release()
-            return false
-        }
-        command.connection = self
-        command.markSent()
-        inFlight.append(command)
-        return true
+        return body(pointers, lengths)
     }
 
     /// Frees the context now: hiredis fails every command it holds (NULL replies), then reports the

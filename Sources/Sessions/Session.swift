@@ -26,7 +26,7 @@ public final class Session {
     public var isBeingJournaled = false
     /// Whether the journal has a write of this session queued for its next batch.
     public var isQueuedForJournal = false
-    private var durableWaiters: [CheckedContinuation<Void, Never>] = []
+    private var durableWaiters: [@LoopActor () -> Void] = []
 
     /// Creates a session hosting one view model of each registration.
     public init(
@@ -93,7 +93,15 @@ public final class Session {
     /// response shows must survive a crash.
     public func waitUntilDurable() async {
         guard journal?.holdsVersions == true, hasUnjournaledChanges, !isClosed else { return }
-        await withCheckedContinuation { durableWaiters.append($0) }
+        await withCheckedContinuation { continuation in durableWaiters.append { continuation.resume() } }
+    }
+
+    /// Runs `action` once everything changed so far is in the journal (or the journal gave up on it): at
+    /// once when it already is, else after the journal write that makes it so. The same as
+    /// ``waitUntilDurable()`` without a task (a command's answer waits this way on every command).
+    public func whenDurable(_ action: @escaping @LoopActor () -> Void) {
+        guard journal?.holdsVersions == true, hasUnjournaledChanges, !isClosed else { return action() }
+        durableWaiters.append(action)
     }
 
     /// Called by the journal after each write of this session: releases the waiters once nothing is left.
@@ -101,7 +109,7 @@ public final class Session {
         guard !hasUnjournaledChanges || journal?.holdsVersions != true else { return }
         let waiters = durableWaiters
         durableWaiters.removeAll()
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter() }
     }
 
     /// The view model named `name`, if the session hosts one.
@@ -148,6 +156,6 @@ public final class Session {
         idempotencyKeys.removeAll()
         let waiters = durableWaiters
         durableWaiters.removeAll()
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter() }
     }
 }

@@ -9,6 +9,8 @@ public struct HeldVersion: Sendable {
     public var version: Int
     /// The state, with `version`.
     public var state: JSONValue
+    /// `state` serialised: once, for the journal's entry and then for GET once committed.
+    public var stateBytes: [UInt8]
     /// The RFC 6902 patch from the version before, serialised.
     public var patch: [UInt8]
 }
@@ -101,11 +103,12 @@ public final class StateChannel {
         JSONPatch.serialize(operations, into: &patch)
         latestVersion = nextVersion
         if holdUntilCommitted {
-            held.append(HeldVersion(version: nextVersion, state: next, patch: patch))
+            held.append(
+                HeldVersion(version: nextVersion, state: next, stateBytes: next.serializedBytes, patch: patch))
         } else {
             // NB: versions are committed in order: anything held before this one goes out first.
             commit(through: latestVersion - 1)
-            apply(version: nextVersion, state: next, patch: patch)
+            apply(version: nextVersion, state: next, stateBytes: next.serializedBytes, patch: patch)
         }
     }
 
@@ -120,16 +123,16 @@ public final class StateChannel {
         guard !held.isEmpty else { return }
         var count = 0
         for entry in held where entry.version <= version {
-            apply(version: entry.version, state: entry.state, patch: entry.patch)
+            apply(version: entry.version, state: entry.state, stateBytes: entry.stateBytes, patch: entry.patch)
             count += 1
         }
         held.removeFirst(count)
     }
 
-    private func apply(version newVersion: Int, state next: JSONValue, patch: [UInt8]) {
+    private func apply(version newVersion: Int, state next: JSONValue, stateBytes nextBytes: [UInt8], patch: [UInt8]) {
         version = newVersion
         state = next
-        stateBytes = next.serializedBytes
+        stateBytes = nextBytes
         cachedSnapshotEvent = nil
         remember(version: newVersion, patch: patch)
         guard !observers.isEmpty else { return }

@@ -8,6 +8,9 @@ import Sessions
 /// again; the same key with another command or body is `422 idempotency_key_reused`.
 @LoopActor
 enum IdempotentCommand {
+    /// Runs its argument once what the session changed is durable (``Session/whenDurable(_:)``).
+    typealias Durable = @LoopActor (@escaping @LoopActor () -> Void) -> Void
+
     /// The longest key accepted.
     static let maxKeyLength = 255
 
@@ -17,7 +20,7 @@ enum IdempotentCommand {
     ///   - run: runs the command; its errors become its answer.
     static func answer(
         key: String, command: String, request: HTTPRequest, keys: IdempotencyKeys,
-        run: () throws(HTTPError) -> HTTPHandlerResult, durable: @escaping @LoopActor () async -> Void
+        run: () throws(HTTPError) -> HTTPHandlerResult, durable: @escaping Durable
     ) throws(HTTPError) -> HTTPHandlerResult {
         try validate(key)
         switch keys.begin(key, fingerprint: fingerprint(command: command, request: request)) {
@@ -55,20 +58,24 @@ enum IdempotentCommand {
     /// (With the journal, the answer goes out once the key and its answer are durable too: a retry on another
     /// node then finds it.)
     private static func recording(
-        _ result: HTTPHandlerResult, key: String, keys: IdempotencyKeys, durable: @escaping @LoopActor () async -> Void
+        _ result: HTTPHandlerResult, key: String, keys: IdempotencyKeys, durable: @escaping Durable
     ) -> HTTPHandlerResult {
         switch result {
         case .response(let response):
             keys.finish(key, answer: stored(response))
-            return .deferred {
-                await durable()
-                return response
+            return .callback { respond in durable { respond(response) } }
+        case .callback(let start):
+            return .callback { respond in
+                start { response in
+                    keys.finish(key, answer: stored(response))
+                    durable { respond(response) }
+                }
             }
-        case .deferred(let respond):
+        case .deferred(let operation):
             return .deferred {
-                let response = await respond()
+                let response = await operation()
                 keys.finish(key, answer: stored(response))
-                await durable()
+                await withCheckedContinuation { continuation in durable { continuation.resume() } }
                 return response
             }
         case .later(let operation):

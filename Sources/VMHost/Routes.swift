@@ -106,7 +106,7 @@ struct Routes {
                         guard let key = request.header("Idempotency-Key") else { return try run() }
                         return try IdempotentCommand.answer(
                             key: key, command: "\(name)/\(command.name)", request: request,
-                            keys: session.idempotencyKeys, run: run, durable: { await session.waitUntilDurable() }
+                            keys: session.idempotencyKeys, run: run, durable: { session.whenDurable($0) }
                         )
                     }
                 }
@@ -141,10 +141,8 @@ struct Routes {
         guard session.journal?.holdsVersions == true, session.hasUnjournaledChanges else {
             return .response(response())
         }
-        return .deferred {
-            await session.waitUntilDurable()
-            guard !session.wasHandedOver else { return Self.handedOver }
-            return response()
+        return .callback { respond in
+            session.whenDurable { respond(session.wasHandedOver ? Self.handedOver : response()) }
         }
     }
 

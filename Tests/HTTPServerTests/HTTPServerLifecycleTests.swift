@@ -10,13 +10,16 @@ import VMHostTesting
 final class HandlerState {
     var streams: [ServerSentEventStream] = []
     var heldRequests = 0
+    /// The `respond` functions of `GET /called-back` requests not answered yet.
+    var callbacks: [@LoopActor (HTTPResponse) -> Void] = []
     /// Tells this server from another that got its port once it stopped listening.
     let token = String(UInt64.random(in: 1...UInt64.max))
     let (released, releaser) = AsyncStream<Void>.makeStream()
 }
 
 /// A server on a loopback port: `GET /hello`, `GET /token` (this server's ``HandlerState/token``), `GET /held`
-/// (answered once the test releases it) and `GET /events` (a stream the test writes to).
+/// (answered once the test releases it), `GET /called-back` (answered when the test calls its callback) and
+/// `GET /events` (a stream the test writes to).
 @LoopActor
 func makeServer(
     _ configuration: HTTPServerConfiguration = HTTPServerConfiguration(port: 0)
@@ -32,6 +35,7 @@ func makeServer(
             return .json(["held": true])
         }
     }
+    router.on(.get, "/called-back") { _ in .callback { respond in state.callbacks.append(respond) } }
     router.on(.get, "/events") { _ in .stream { stream in state.streams.append(stream) } }
     return (HTTPServer(configuration: configuration, router: router, logger: Logger(label: "test")), state)
 }
@@ -52,6 +56,30 @@ struct HTTPServerLifecycleTests {
         #expect(throws: HTTPServerError.stopped) { try server.start() }
         await server.shutdown()
         #expect(server.state == .stopped, "a second shutdown changes nothing")
+    }
+
+    @Test func aCallbackResultIsAnsweredOnceWhenCalledAndShutdownWaitsForIt() async throws {
+        let (server, state) = makeServer()
+        let port = try server.start()
+        let client = TestHTTPClient(port: port)
+        async let first = client.get("/called-back")
+        #expect(try await eventually { state.callbacks.count == 1 })
+        let respond = state.callbacks.removeFirst()
+        respond(.json(["answer": 1]))
+        respond(.json(["answer": 2]))
+        #expect(try await first.json == ["answer": 1], "the first call answers; later calls are ignored")
+        #expect(try await client.get("/hello").status == 200, "the server carries on")
+
+        async let second = client.get("/called-back")
+        #expect(try await eventually { state.callbacks.count == 1 })
+        let stopping = Task { await server.shutdown(flushTimeout: .seconds(30)) }
+        #expect(try await eventually { server.state == .stopping })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(server.state == .stopping, "shutdown waits for the callback")
+        state.callbacks.removeFirst()(.json(["answer": 3]))
+        #expect(try await second.json == ["answer": 3])
+        await stopping.value
+        #expect(server.state == .stopped)
     }
 
     @Test func anIdleServerShutsDownWithoutStarting() async throws {
