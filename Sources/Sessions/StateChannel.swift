@@ -34,10 +34,30 @@ public final class StateChannel {
     public let name: String
     /// The version of the current state; starts at 1 and increases with every change.
     public private(set) var version: Int = 1
-    /// The current state, including `version`.
-    public private(set) var state: JSONValue
-    /// The current state serialised (what `GET` answers).
-    public private(set) var stateBytes: [UInt8]
+    /// The current state, including `version` (built when first asked for after a change).
+    public var state: JSONValue {
+        if let cachedState { return cachedState }
+        // NB: without held versions, `reported` is the state of `version` (publish keeps it so).
+        let built = Self.versioned(reported, version: version)
+        cachedState = built
+        return built
+    }
+    /// The current state serialised (what `GET` answers), serialised when first asked for after a change:
+    /// a command whose state nobody reads costs no serialisation.
+    public var stateBytes: [UInt8] {
+        if let cachedStateBytes { return cachedStateBytes }
+        var bytes: [UInt8]
+        if cachedState == nil, let fields = reported.objectValue {
+            // NB: the versioned state's text without building the versioned state (see `versioned`).
+            bytes = []
+            bytes.reserveCapacity(256)
+            fields.serialize(into: &bytes, first: ("version", .int(version)))
+        } else {
+            bytes = state.serializedBytes
+        }
+        cachedStateBytes = bytes
+        return bytes
+    }
     /// How many patches are kept for resume.
     public let replayCapacity: Int
     /// The `retry:` value sent once per stream.
@@ -48,6 +68,8 @@ public final class StateChannel {
     private var replay: [(version: Int, patch: [UInt8])] = []
     private var replayStart = 0
     private var cachedSnapshotEvent: ServerSentEventChunk?
+    private var cachedState: JSONValue?
+    private var cachedStateBytes: [UInt8]?
     private var observers: [ObjectIdentifier: any ChannelObserver] = [:]
     private var held: [HeldVersion] = []
 
@@ -72,8 +94,7 @@ public final class StateChannel {
             unversioned = .object(fields)
         }
         reported = unversioned
-        state = Self.versioned(initial, version: version)
-        stateBytes = state.serializedBytes
+        cachedState = Self.versioned(initial, version: version)
     }
 
     /// Number of open streams on this channel.
@@ -89,12 +110,17 @@ public final class StateChannel {
         // and what the patch is; `version` is the only field the channel adds.
         var operations = JSONPatch.diff(from: reported, to: newState)
         guard !operations.isEmpty else { return }
+        // NB: `state` is built from `reported` when asked for: fix it before `reported` runs ahead of it.
+        if holdUntilCommitted, cachedState == nil { cachedState = Self.versioned(reported, version: version) }
         reported = newState
         let nextVersion = latestVersion + 1
-        let next = Self.versioned(newState, version: nextVersion)
+        // NB: the versioned state is built here only when needed now; otherwise `state` builds it on demand.
+        var next: JSONValue?
         if case .replace(let path, _) = operations.first, path.tokens.isEmpty {
             // The diff chose to replace the whole document: the replacement must carry the version.
-            operations = [.replace(path: JSONPointer(tokens: []), value: next)]
+            let whole = Self.versioned(newState, version: nextVersion)
+            next = whole
+            operations = [.replace(path: JSONPointer(tokens: []), value: whole)]
         } else {
             operations.insert(.replace(path: JSONPointer(tokens: ["version"]), value: .int(nextVersion)), at: 0)
         }
@@ -103,12 +129,13 @@ public final class StateChannel {
         JSONPatch.serialize(operations, into: &patch)
         latestVersion = nextVersion
         if holdUntilCommitted {
+            let state = next ?? Self.versioned(newState, version: nextVersion)
             held.append(
-                HeldVersion(version: nextVersion, state: next, stateBytes: next.serializedBytes, patch: patch))
+                HeldVersion(version: nextVersion, state: state, stateBytes: state.serializedBytes, patch: patch))
         } else {
             // NB: versions are committed in order: anything held before this one goes out first.
             commit(through: latestVersion - 1)
-            apply(version: nextVersion, state: next, stateBytes: next.serializedBytes, patch: patch)
+            apply(version: nextVersion, state: next, stateBytes: nil, patch: patch)
         }
     }
 
@@ -129,10 +156,12 @@ public final class StateChannel {
         held.removeFirst(count)
     }
 
-    private func apply(version newVersion: Int, state next: JSONValue, stateBytes nextBytes: [UInt8], patch: [UInt8]) {
+    /// Makes `newVersion` current; `next` and `nextBytes`, when nil, are built from `reported` on demand.
+    private func apply(version newVersion: Int, state next: JSONValue?, stateBytes nextBytes: [UInt8]?, patch: [UInt8])
+    {
         version = newVersion
-        state = next
-        stateBytes = nextBytes
+        cachedState = next
+        cachedStateBytes = nextBytes
         cachedSnapshotEvent = nil
         remember(version: newVersion, patch: patch)
         guard !observers.isEmpty else { return }
@@ -169,6 +198,11 @@ public final class StateChannel {
     /// Drops the versions still held and ends every stream: another process owns the view model now, and
     /// what was held never reached its journal, so no client may see it.
     public func abandon() {
+        if !held.isEmpty, var fields = state.objectValue {
+            // NB: later diffs start from what readers have, not from the versions dropped.
+            fields.removeValue(forKey: "version")
+            reported = .object(fields)
+        }
         held.removeAll()
         latestVersion = version
         endStreams()

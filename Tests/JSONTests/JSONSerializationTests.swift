@@ -2,6 +2,25 @@ import JSON
 import Testing
 
 @Suite struct JSONSerializationTests {
+    @Test func anObjectWithAFirstMemberIsTheTextOfTheObjectBuiltThatWay() {
+        var random = RandomJSON(seed: 12)
+        for round in 0..<300 {
+            var object = JSONObject()
+            for _ in 0..<Int.random(in: 0...6, using: &random.generator) {
+                object[random.string()] = random.value(depth: 1)
+            }
+            // Sometimes the key is there already (it is replaced and moves first), sometimes not.
+            let key = round % 3 == 0 ? (object.first?.key ?? "version") : "version"
+            let value = random.value(depth: 2)
+            var built = JSONObject()
+            built[key] = value
+            for member in object where member.key != key { built[member.key] = member.value }
+            var bytes: [UInt8] = []
+            object.serialize(into: &bytes, first: (key, value))
+            #expect(bytes == JSONValue.object(built).serializedBytes, "round \(round)")
+        }
+    }
+
     @Test func serializesScalars() {
         #expect(JSONValue.null.serializedString == "null")
         #expect(JSONValue.bool(true).serializedString == "true")
