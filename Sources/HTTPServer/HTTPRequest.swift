@@ -41,7 +41,9 @@ public final class HTTPRequest {
 
     /// The value of a request header (case-insensitive), or nil.
     public func header(_ name: String) -> String? {
-        guard let headers = evhttp_request_get_input_headers(raw), let value = evhttp_find_header(headers, name) else {
+        guard let headers = evhttp_request_get_input_headers(raw),
+            let value = name.withCString({ evhttp_find_header(headers, $0) })
+        else {
             return nil
         }
         return String(cString: value)

@@ -85,10 +85,10 @@ public enum JSONPatchOperation: Sendable, Hashable {
         buffer.append(UInt8(ascii: "\""))
         if let from {
             buffer.append(contentsOf: #","from":"#.utf8)
-            JSONValue.string(from.description).serialize(into: &buffer)
+            from.serializeAsJSONString(into: &buffer)
         }
         buffer.append(contentsOf: #","path":"#.utf8)
-        JSONValue.string(path.description).serialize(into: &buffer)
+        path.serializeAsJSONString(into: &buffer)
         if let value {
             buffer.append(contentsOf: #","value":"#.utf8)
             value.serialize(into: &buffer)

@@ -95,3 +95,32 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
         return escaping ? nil : result
     }
 }
+
+extension JSONPointer {
+    /// Appends ``description`` as a JSON string. Tokens that need neither pointer nor JSON escapes (the usual
+    /// member names and indices) are copied as they are, without building the description (a patch writes
+    /// one pointer per operation).
+    func serializeAsJSONString(into buffer: inout [UInt8]) {
+        for token in tokens where !Self.isPlain(token) {
+            JSONValue.string(description).serialize(into: &buffer)
+            return
+        }
+        buffer.append(UInt8(ascii: "\""))
+        for token in tokens {
+            buffer.append(UInt8(ascii: "/"))
+            buffer.append(contentsOf: token.utf8)
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// ASCII without controls, `"`, `\\`, `~` and `/`.
+    private static func isPlain(_ token: String) -> Bool {
+        for byte in token.utf8
+        where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+            || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "/")
+        {
+            return false
+        }
+        return true
+    }
+}

@@ -3,6 +3,24 @@ import JSONPatch
 import Testing
 
 @Suite struct JSONPointerTests {
+    @Test func anOperationWritesItsPointersAsTheirJSONStrings() {
+        let tokens = [
+            "", "a", "photos", "0", "12", "a/b", "m~n", "quote\"", "back\\slash", "tab\t", "é", "\u{2028}", "\u{7F}",
+        ]
+        for first in tokens {
+            for second in tokens {
+                for path in [
+                    JSONPointer(tokens: [first]), JSONPointer(tokens: [first, second]), JSONPointer(tokens: []),
+                ] {
+                    var written: [UInt8] = []
+                    JSONPatchOperation.remove(path: path).serialize(into: &written)
+                    let expected = JSONValue.object(["op": "remove", "path": .string(path.description)]).serializedBytes
+                    #expect(written == expected, "\(path.tokens)")
+                }
+            }
+        }
+    }
+
     @Test func parsesAndEncodes() throws {
         let cases: [(String, [String])] = [
             ("", []),
