@@ -213,6 +213,32 @@ enum EmbeddedResources {
                 "$ref": "#/components/headers/X-VMHost-Node"
               }
             }
+          },
+          "503": {
+            "description": "The node is draining (SIGTERM): `{\"status\": \"draining\"}`; a proxy's health check takes it out of rotation.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "status"
+                  ],
+                  "properties": {
+                    "status": {
+                      "type": "string",
+                      "enum": [
+                        "draining"
+                      ]
+                    }
+                  }
+                }
+              }
+            },
+            "headers": {
+              "X-VMHost-Node": {
+                "$ref": "#/components/headers/X-VMHost-Node"
+              }
+            }
           }
         }
       }
@@ -2107,11 +2133,18 @@ enum EmbeddedResources {
         "schema": {
           "type": "string"
         }
+      },
+      "Retry-After": {
+        "description": "Seconds to wait before trying again.",
+        "schema": {
+          "type": "integer",
+          "minimum": 0
+        }
       }
     },
     "responses": {
       "BadRequest": {
-        "description": "`invalid_json` (the body is not a JSON object), `invalid_field` (a field is missing or of the wrong type; the message names it) or `invalid_path` (a malformed percent escape, or bytes that are not UTF-8, in the path or the query).",
+        "description": "`invalid_json` (the body is not a JSON object), `invalid_field` (a field is missing or of the wrong type; the message names it) or `invalid_path` (a malformed percent escape, or bytes that are not UTF-8, in the path or the query), or `invalid_request` (the request's framing is broken, e.g. conflicting `Content-Length` headers; the connection closes after the answer).",
         "headers": {
           "X-Request-ID": {
             "$ref": "#/components/headers/X-Request-ID"
@@ -2135,7 +2168,8 @@ enum EmbeddedResources {
                           "enum": [
                             "invalid_json",
                             "invalid_field",
-                            "invalid_path"
+                            "invalid_path",
+                            "invalid_request"
                           ]
                         }
                       }
@@ -2367,13 +2401,16 @@ enum EmbeddedResources {
         }
       },
       "Overloaded": {
-        "description": "`overloaded`: the server sheds load (e.g. a request on a connection past the connection limit, answered with `Retry-After` and a close); try again later.",
+        "description": "`overloaded`: try again later, after `Retry-After` seconds when given. The server sheds load (a request on a connection past the connection limit, answered with a close), a node that is draining (SIGTERM) answers session routes this way, a session the journal cannot load right now is `503` with `Retry-After: 1`, and so is a command whose session another node took over before its change was durable (the change is dropped; a retry reaches the owner).",
         "headers": {
           "X-Request-ID": {
             "$ref": "#/components/headers/X-Request-ID"
           },
           "X-VMHost-Node": {
             "$ref": "#/components/headers/X-VMHost-Node"
+          },
+          "Retry-After": {
+            "$ref": "#/components/headers/Retry-After"
           }
         },
         "content": {
