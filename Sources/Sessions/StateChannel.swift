@@ -48,14 +48,16 @@ public final class StateChannel {
         if let cachedStateBytes { return cachedStateBytes }
         var bytes: [UInt8]
         if cachedState == nil, let fields = reported.objectValue {
-            // NB: the versioned state's text without building the versioned state (see `versioned`).
+            // NB: the versioned state's text without building the versioned state (see `versioned`), in room
+            // for the last one's size so it does not regrow.
             bytes = []
-            bytes.reserveCapacity(256)
+            bytes.reserveCapacity(max(256, lastStateByteCount + 64))
             fields.serialize(into: &bytes, first: ("version", .int(version)))
         } else {
             bytes = state.serializedBytes
         }
         cachedStateBytes = bytes
+        lastStateByteCount = bytes.count
         return bytes
     }
     /// How many patches are kept for resume.
@@ -70,6 +72,7 @@ public final class StateChannel {
     private var cachedSnapshotEvent: ServerSentEventChunk?
     private var cachedState: JSONValue?
     private var cachedStateBytes: [UInt8]?
+    private var lastStateByteCount = 0
     private var observers: [ObjectIdentifier: any ChannelObserver] = [:]
     private var held: [HeldVersion] = []
 
@@ -108,7 +111,7 @@ public final class StateChannel {
     public func publish(_ newState: JSONValue, holdUntilCommitted: Bool = false) {
         // NB: one diff of the states as the view model reported them decides both whether anything changed
         // and what the patch is; `version` is the only field the channel adds.
-        var operations = JSONPatch.diff(from: reported, to: newState)
+        let operations = JSONPatch.diff(from: reported, to: newState)
         guard !operations.isEmpty else { return }
         // NB: `state` is built from `reported` when asked for: fix it before `reported` runs ahead of it.
         if holdUntilCommitted, cachedState == nil { cachedState = Self.versioned(reported, version: version) }
@@ -116,17 +119,23 @@ public final class StateChannel {
         let nextVersion = latestVersion + 1
         // NB: the versioned state is built here only when needed now; otherwise `state` builds it on demand.
         var next: JSONValue?
+        var patch: [UInt8] = []
+        patch.reserveCapacity(256)
         if case .replace(let path, _) = operations.first, path.tokens.isEmpty {
             // The diff chose to replace the whole document: the replacement must carry the version.
             let whole = Self.versioned(newState, version: nextVersion)
             next = whole
-            operations = [.replace(path: JSONPointer(tokens: []), value: whole)]
+            JSONPatch.serialize([.replace(path: JSONPointer(tokens: []), value: whole)], into: &patch)
         } else {
-            operations.insert(.replace(path: JSONPointer(tokens: ["version"]), value: .int(nextVersion)), at: 0)
+            // `version` first, then the diff, written without inserting into the operations.
+            patch.append(UInt8(ascii: "["))
+            JSONPatchOperation.replace(path: Self.versionPointer, value: .int(nextVersion)).serialize(into: &patch)
+            for operation in operations {
+                patch.append(UInt8(ascii: ","))
+                operation.serialize(into: &patch)
+            }
+            patch.append(UInt8(ascii: "]"))
         }
-        var patch: [UInt8] = []
-        patch.reserveCapacity(64)
-        JSONPatch.serialize(operations, into: &patch)
         latestVersion = nextVersion
         if holdUntilCommitted {
             let state = next ?? Self.versioned(newState, version: nextVersion)
@@ -267,6 +276,9 @@ public final class StateChannel {
     }
 
     // MARK: State
+
+    /// `/version`.
+    private static let versionPointer = JSONPointer(tokens: ["version"])
 
     static func versioned(_ state: JSONValue, version: Int) -> JSONValue {
         var object = JSONObject()
