@@ -252,6 +252,9 @@
           local.productsAutoLoaded = false;
           local.photosLoadKey = null;
           local.productsLoadKey = null;
+          local.photosLoadAfter = 0;
+          local.productsLoadAfter = 0;
+          local.sessionGeneration += 1;
           local.sentVisibleKey = "";
           scheduleRender();
           openStream();
@@ -381,6 +384,13 @@
     sentVisibleKey: "",
     photosLoadKey: null,
     productsLoadKey: null,
+    // No automatic load-more until the state reaches this version: the `version` of the last load-more's
+    // `202` (the state that shows it loading), or Infinity while it is unanswered. Without it a patch that
+    // arrives meanwhile (metadata of visible photos) looks like a new chance, and a second load-more races
+    // the first and is refused (409).
+    photosLoadAfter: 0,
+    productsLoadAfter: 0,
+    sessionGeneration: 0, // bumped when a new session replaces a lost one: late answers of the old are dropped
     productsAutoLoaded: false,
     // The photo the detail view shows: set at once on a click (before the server's state arrives), null
     // after close. `photoClosing` hides a photo the server still reports until its close is answered.
@@ -458,15 +468,37 @@
   function maybeLoadMore() {
     const s = state.search;
     if (s && s.canLoadMore && s.results.status === "loaded" && !s.lastError
-        && nearEnd(el.photosSentinel, el.panels.search) && local.photosLoadKey !== s.version) {
+        && nearEnd(el.photosSentinel, el.panels.search) && local.photosLoadKey !== s.version
+        && s.version >= local.photosLoadAfter) {
       local.photosLoadKey = s.version;
-      command("search/load-more");
+      local.photosLoadAfter = Infinity;
+      const generation = local.sessionGeneration;
+      loadMore("search/load-more").then((after) => {
+        if (generation === local.sessionGeneration) local.photosLoadAfter = after;
+      });
     }
     const p = state.products;
     if (p && p.hasMore && p.page > 0 && !p.isRefreshing && !p.isLoadingMore && !p.lastError
-        && nearEnd(el.productsSentinel, el.panels.products) && local.productsLoadKey !== p.version) {
+        && nearEnd(el.productsSentinel, el.panels.products) && local.productsLoadKey !== p.version
+        && p.version >= local.productsLoadAfter) {
       local.productsLoadKey = p.version;
-      command("products/load-more");
+      local.productsLoadAfter = Infinity;
+      const generation = local.sessionGeneration;
+      loadMore("products/load-more").then((after) => {
+        if (generation === local.sessionGeneration) local.productsLoadAfter = after;
+      });
+    }
+  }
+
+  /** Sends a load-more; resolves to the version its `202` names (0 for any other answer or a failure). */
+  async function loadMore(path) {
+    const response = await command(path);
+    if (!response || response.status !== 202) return 0;
+    try {
+      const body = await response.json();
+      return typeof body.version === "number" ? body.version : 0;
+    } catch (error) {
+      return 0;
     }
   }
 
