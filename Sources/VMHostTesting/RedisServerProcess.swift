@@ -50,7 +50,11 @@ public final class RedisServerProcess: @unchecked Sendable {
             [
                 "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no", "--dir", directory,
             ] + (persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])
-        child = try Self.spawn(try Self.executable(), arguments)
+        // NB: a SpawnedProcess (posix_spawn, no inherited descriptors), not Foundation's `Process`: its descriptor
+        // scan reads past a buffer under AddressSanitizer, and its `waitUntilExit()` hangs on a pool thread.
+        child = try SpawnedProcess(
+            try Self.executable(), arguments, standardOutput: "/dev/null", standardError: "/dev/null"
+        ).pid
         let port = port
         let answered = try await offPool { Self.waitForPong(port: port, timeout: timeout) }
         guard answered else {
@@ -79,31 +83,6 @@ public final class RedisServerProcess: @unchecked Sendable {
     public func restart(timeout: Duration = .seconds(10)) async throws {
         kill()
         try await start(timeout: timeout)
-    }
-
-    /// Starts `path` with `arguments`, standard streams on `/dev/null`, and none of this process's other
-    /// descriptors (a test's sockets held open by the child would never be seen closing).
-    ///
-    /// NB: posix_spawn rather than Foundation's `Process`: its descriptor scan reads past a buffer under
-    /// AddressSanitizer, and its `waitUntilExit()` hangs on a cooperative-pool thread.
-    private static func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
-        var pid = pid_t()
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor in Int32(0)...2 {
-            posix_spawn_file_actions_addopen(
-                &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
-        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
-            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        }
-        let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
-        guard result == 0 else { throw TestClientError("posix_spawn \(path) failed: \(result)") }
-        return pid
     }
 
     private func signalAndWait(_ signal: Int32) {

@@ -19,3 +19,15 @@ extension TestSocket {
         return takeBuffered()
     }
 }
+
+extension TestSocket {
+    /// Whether the server closes the connection within `timeout` (bytes arriving meanwhile are skipped).
+    /// Blocking: call it off the pool.
+    public func closedByPeer(within timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if isClosedByPeer(waitMilliseconds: 100) { return true }
+        }
+        return false
+    }
+}

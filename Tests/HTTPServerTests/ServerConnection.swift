@@ -34,14 +34,7 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Whether the server closes the connection within `timeout`.
     func closedByPeer(within timeout: Duration = .seconds(5)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        return
-            (try? await offPool {
-                while ContinuousClock.now < deadline {
-                    if self.socket.isClosedByPeer(waitMilliseconds: 100) { return true }
-                }
-                return false
-            }) ?? false
+        (try? await offPool { self.socket.closedByPeer(within: timeout) }) ?? false
     }
 
     func close() { socket.close() }

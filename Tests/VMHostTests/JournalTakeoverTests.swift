@@ -22,23 +22,15 @@ struct JournalTakeoverTests {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
-        let first = try await TestApplication.start {
+        try await withApp({
             $0.redisURL = redis.url()
             $0.nodeID = "first"
+        }) { first in
+            try await withApp({
+                $0.redisURL = redis.url()
+                $0.nodeID = "second"
+            }) { second in try await Self.takeOver(first, second) }
         }
-        let second = try await TestApplication.start {
-            $0.redisURL = redis.url()
-            $0.nodeID = "second"
-        }
-        do {
-            try await Self.takeOver(first, second)
-        } catch {
-            await first.stop()
-            await second.stop()
-            throw error
-        }
-        await first.stop()
-        await second.stop()
     }
 
     static func takeOver(_ first: TestApplication, _ second: TestApplication) async throws {
@@ -98,26 +90,20 @@ struct JournalTakeoverTests {
         try await redis.start()
         defer { redis.stop() }
         // NB: a 2 s idle timeout makes the journal refresh expiry (and notice lost sessions) every 500 ms.
-        let first = try await TestApplication.start {
+        try await withApp({
             $0.redisURL = redis.url()
             $0.sessionIdleTimeout = .seconds(2)
+        }) { first in
+            try await withApp({ $0.redisURL = redis.url() }) { second in
+                #expect(try await eventually { try await first.client.get("/healthz").json?["journal"] == "ok" })
+                let id = try await first.createSession()
+                let stream = try await TestEventStream(port: first.port, path: "/v1/sessions/\(id)/events")
+                #expect(try await stream.next()?.event == "search.snapshot")
+                #expect(try await second.client.get("/v1/sessions/\(id)").status == 200, "taken over")
+                #expect(try await stream.hasEnded(waitMilliseconds: 5000), "the old owner ended its stream by itself")
+                #expect(try await first.client.get("/metrics").text.contains("vmhost_sessions_handed_over_total 1"))
+            }
         }
-        let second = try await TestApplication.start { $0.redisURL = redis.url() }
-        do {
-            #expect(try await eventually { try await first.client.get("/healthz").json?["journal"] == "ok" })
-            let id = try await first.createSession()
-            let stream = try await TestEventStream(port: first.port, path: "/v1/sessions/\(id)/events")
-            #expect(try await stream.next()?.event == "search.snapshot")
-            #expect(try await second.client.get("/v1/sessions/\(id)").status == 200, "taken over")
-            #expect(try await stream.hasEnded(waitMilliseconds: 5000), "the old owner ended its stream by itself")
-            #expect(try await first.client.get("/metrics").text.contains("vmhost_sessions_handed_over_total 1"))
-        } catch {
-            await first.stop()
-            await second.stop()
-            throw error
-        }
-        await first.stop()
-        await second.stop()
     }
 
     @Test func anUnknownIdIsNotFoundAndCorruptDataIsMissing() async throws {

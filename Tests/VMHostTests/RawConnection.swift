@@ -47,14 +47,7 @@ final class RawConnection: @unchecked Sendable {
 
     /// Whether the server closes the connection within `timeout` (bytes arriving meanwhile are skipped).
     func closedByPeer(within timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        return
-            (try? await offPool {
-                while ContinuousClock.now < deadline {
-                    if self.socket.isClosedByPeer(waitMilliseconds: 100) { return true }
-                }
-                return false
-            }) ?? false
+        (try? await offPool { self.socket.closedByPeer(within: timeout) }) ?? false
     }
 
     func close() { socket.close() }

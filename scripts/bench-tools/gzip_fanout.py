@@ -11,19 +11,12 @@ Usage: gzip_fanout.py PORT PID STREAMS ROUNDS gzip|plain
 Prints `key: value` lines. Only 127.0.0.1 is contacted. No third-party modules.
 """
 import asyncio
-import os
+import json
 import sys
 import time
 import zlib
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-
+from loopback import cpu_seconds, request
 
 class Stream:
     """One event stream: de-chunks, inflates when gzip, and counts `event: patch` lines."""
@@ -70,24 +63,11 @@ async def read_stream(port, session, compressed, stream, ready):
         stream.feed_chunk(data[:-2])
 
 
-async def post(port, path, body):
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    head = (
-        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    )
-    writer.write(head.encode() + body)
-    await writer.drain()
-    raw = await reader.read()
-    writer.close()
-    return raw
-
-
 async def main():
     port, pid, count, rounds = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     compressed = sys.argv[5] == "gzip"
-    raw = await post(port, "/v1/sessions", b"")
-    session = raw.split(b'"id":"', 1)[1].split(b'"', 1)[0].decode()
+    _, body = await request(port, "POST", "/v1/sessions")
+    session = json.loads(body)["id"]
     streams = [Stream(compressed) for _ in range(count)]
     readies = [asyncio.Event() for _ in range(count)]
     tasks = []
@@ -104,8 +84,7 @@ async def main():
     cpu_before = cpu_seconds(pid)
     started = time.monotonic()
     for number in range(1, rounds + 1):
-        text = f"round{number}".encode()
-        await post(port, f"/v1/sessions/{session}/search/text", b'{"text":"' + text + b'"}')
+        await request(port, "POST", f"/v1/sessions/{session}/search/text", {"text": f"round{number}"})
         while any(s.patches < number for s in streams):
             if time.monotonic() > deadline + 600:
                 raise RuntimeError(f"round {number}: not every stream got its patch")

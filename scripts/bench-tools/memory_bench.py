@@ -8,8 +8,11 @@ Usage: memory_bench.py PORT PID [SESSIONS] [CONCURRENCY]
 Only 127.0.0.1 is contacted. No third-party modules.
 """
 import asyncio
+import json
 import sys
 import time
+
+from loopback import request
 
 
 def rss_kib(pid):
@@ -20,35 +23,20 @@ def rss_kib(pid):
     raise RuntimeError("no VmRSS")
 
 
-async def request(port, method, path, body=b"", headers=()):
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {len(body)}\r\n"
-    if body:
-        head += "Content-Type: application/json\r\n"
-    for name, value in headers:
-        head += f"{name}: {value}\r\n"
-    writer.write(head.encode() + b"\r\n" + body)
-    await writer.drain()
-    raw = await reader.read()
-    writer.close()
-    status = int(raw.split(b" ", 2)[1])
-    return status, raw.split(b"\r\n\r\n", 1)[1]
-
-
 async def fill(port, failures):
-    wait = [("Prefer", "wait=30")]
+    wait = {"Prefer": "wait=30"}
     status, body = await request(port, "POST", "/v1/sessions")
     if status != 201:
         failures.append(f"create {status}")
         return None
-    session = body.split(b'"id":"', 1)[1].split(b'"', 1)[0].decode()
+    session = json.loads(body)["id"]
     base = f"/v1/sessions/{session}"
     steps = [
-        ("search/execute", b'{"text":"kittens"}'),
-        ("search/load-more", b""),
-        ("search/load-more", b""),
-        ("products/refresh", b""),
-        ("products/load-more", b""),
+        ("search/execute", {"text": "kittens"}),
+        ("search/load-more", None),
+        ("search/load-more", None),
+        ("products/refresh", None),
+        ("products/load-more", None),
     ]
     for command, body in steps:
         status, _ = await request(port, "POST", f"{base}/{command}", body, wait)

@@ -13,19 +13,7 @@ import signal
 import sys
 import time
 
-
-async def request(port, method, path, body=None):
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    data = json.dumps(body).encode() if body is not None else b""
-    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {len(data)}\r\n"
-    if body is not None:
-        head += "Content-Type: application/json\r\n"
-    writer.write(head.encode() + b"\r\n" + data)
-    await writer.drain()
-    raw = await reader.read()
-    writer.close()
-    status = int(raw.split(b" ", 2)[1])
-    return status, raw.split(b"\r\n\r\n", 1)[1]
+from loopback import request
 
 
 async def open_stream(port, session, last_event_id=None):

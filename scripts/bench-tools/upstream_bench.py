@@ -14,45 +14,12 @@ Prints `key: value` lines. Standard library only; talks to 127.0.0.1 only.
 import asyncio
 import gzip
 import json
-import os
 import sys
 import time
 import urllib.request
 import zlib
 
-
-async def request(port, method, path, body=None, headers=None):
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    payload = b"" if body is None else json.dumps(body).encode()
-    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-    for name, value in (headers or {}).items():
-        head += f"{name}: {value}\r\n"
-    if body is not None:
-        head += f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
-    writer.write(head.encode() + b"\r\n" + payload)
-    await writer.drain()
-    data = await reader.read()
-    writer.close()
-    header, _, rest = data.partition(b"\r\n\r\n")
-    status = int(header.split(b" ")[1])
-    if b"transfer-encoding: chunked" in header.lower():
-        body_bytes, rest_bytes = b"", rest
-        while rest_bytes:
-            size_line, _, rest_bytes = rest_bytes.partition(b"\r\n")
-            size = int(size_line, 16)
-            if size == 0:
-                break
-            body_bytes += rest_bytes[:size]
-            rest_bytes = rest_bytes[size + 2:]
-        rest = body_bytes
-    return status, rest
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks
+from loopback import cpu_seconds, request
 
 
 def control(fake, settings):

@@ -1,22 +1,9 @@
 import JSON
 import Services
 
-/// The products shown so far.
-public struct ProductList: Sendable, Equatable {
-    /// Every item of the pages loaded, in order.
-    public var items: [Product]
-    /// The last page loaded (1-based).
-    public var page: Int
-    /// Whether a further page exists.
-    public var hasMore: Bool
-
-    /// Creates a list.
-    public init(items: [Product], page: Int, hasMore: Bool) {
-        self.items = items
-        self.page = page
-        self.hasMore = hasMore
-    }
-}
+/// The products shown so far: a ``ProductPage`` whose `items` are those of every page loaded, in order,
+/// and whose `page` is the last one loaded.
+public typealias ProductList = ProductPage
 
 /// Which page load is in flight.
 public enum PageRequest: Sendable, Equatable {

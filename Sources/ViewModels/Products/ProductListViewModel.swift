@@ -122,7 +122,7 @@ public final class ProductListViewModel {
         case .success(let page):
             switch request {
             case .refresh:
-                next.list = .loaded(ProductList(items: page.items, page: page.page, hasMore: page.hasMore))
+                next.list = .loaded(page)
             case .nextPage:
                 let items = (previous?.items ?? []) + page.items
                 next.list = .loaded(ProductList(items: items, page: page.page, hasMore: page.hasMore))
