@@ -18,8 +18,8 @@ public final class SpawnedProcess: @unchecked Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for (descriptor, file) in [(Int32(1), standardOutput), (2, standardError)] {
-            if let file { posix_spawn_file_actions_addopen(&actions, descriptor, file, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
+        for case (let descriptor, let file?) in [(Int32(1), standardOutput), (2, standardError)] {
+            posix_spawn_file_actions_addopen(&actions, descriptor, file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
         // NB: the child must not inherit the sockets other tests of this process have open (they are not
         // close-on-exec): a socket held by a child stays open when its test closes it, and its peer never
