@@ -7,13 +7,48 @@ import Glibc
 /// The pool has as many threads as cores (two here); a test that blocked one in `recv` would stall every
 /// other task in the process, including the server under test whenever it passes through the pool.
 public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+    // NB: the result crosses threads through a pthread mutex, not only through the continuation: the
+    // concurrency runtime is not instrumented, so ThreadSanitizer saw what the thread built (an object it
+    // allocated) read by the resumed task with no ordering between them, and reported a race.
+    let handOver = HandOver<T>()
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
         let started = startDetachedThread {
-            continuation.resume(with: Result { try body() })
+            handOver.put(Result { try body() })
+            continuation.resume()
         }
         if !started {
             continuation.resume(throwing: TestClientError("pthread_create failed"))
         }
+    }
+    return try handOver.take().get()
+}
+
+/// One result handed from a thread to a task, behind a pthread mutex (which ThreadSanitizer understands).
+private final class HandOver<T: Sendable>: @unchecked Sendable {
+    // NB: allocated, so the mutex has a stable address (a stored property passed `&` need not).
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var result: Result<T, any Error>?
+
+    init() {
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func put(_ value: Result<T, any Error>) {
+        pthread_mutex_lock(mutex)
+        result = value
+        pthread_mutex_unlock(mutex)
+    }
+
+    func take() -> Result<T, any Error> {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return result ?? .failure(TestClientError("no result handed over"))
     }
 }
 
