@@ -63,12 +63,23 @@ public struct JSONObject: Sendable {
                 members[position].value = newValue
                 return
             }
-            members.append((key: key, value: newValue))
-            if positions != nil {
-                positions?[key] = members.count - 1
-            } else if members.count > Self.indexThreshold {
-                rebuildPositions()
-            }
+            append(key: key, value: newValue)
+        }
+    }
+
+    /// Reserves room for `count` members.
+    public mutating func reserveCapacity(_ count: Int) {
+        members.reserveCapacity(count)
+    }
+
+    /// Appends a member without looking `key` up: for building an object whose keys are known to be unique.
+    public mutating func append(key: String, value: JSONValue) {
+        assert(index(forKey: key) == nil, "duplicate key \(key)")
+        members.append((key: key, value: value))
+        if positions != nil {
+            positions?[key] = members.count - 1
+        } else if members.count > Self.indexThreshold {
+            rebuildPositions()
         }
     }
 

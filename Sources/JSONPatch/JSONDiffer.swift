@@ -38,15 +38,32 @@ struct JSONDiffer {
             if oldObject.isIdentical(to: newObject) { return }
             let start = mark
             diffObjects(oldObject, newObject)
-            collapseIfLarger(since: start, replacement: new)
+            collapseIfLarger(since: start) { new }
         case (.array(let oldArray), .array(let newArray)):
             if old.isIdentical(to: new) { return }
             let start = mark
             diffArrays(oldArray, newArray)
-            collapseIfLarger(since: start, replacement: new)
+            collapseIfLarger(since: start) { new }
         default:
             if old != new { emitReplace(new) }
         }
+    }
+
+    /// Appends the operations for the root object's members named in `changes` (each with its old and new value),
+    /// then applies the root's size guard with `whole`, the new root, built only when the guard needs it.
+    ///
+    /// The result is what ``diff(_:_:)`` gives for two objects with the same keys in the same order whose other
+    /// members are equal, without building either object.
+    mutating func diffRootMembers(
+        _ changes: [(key: String, old: JSONValue, new: JSONValue)], whole: () -> JSONValue
+    ) {
+        let start = mark
+        for change in changes {
+            push(change.key)
+            diff(change.old, change.new)
+            pop()
+        }
+        collapseIfLarger(since: start, replacement: whole)
     }
 
     private mutating func diffObjects(_ old: JSONObject, _ new: JSONObject) {
@@ -119,10 +136,11 @@ struct JSONDiffer {
 
     private var mark: Mark { (operations.count, operationsSize, nonAdditions) }
 
-    private mutating func collapseIfLarger(since start: Mark, replacement: JSONValue) {
+    private mutating func collapseIfLarger(since start: Mark, replacement build: () -> JSONValue) {
         guard operations.count - start.count > Self.sizeGuardMinimumOperations,
             nonAdditions > start.nonAdditions
         else { return }
+        let replacement = build()
         let generatedSize = operationsSize - start.size
         let overhead = Self.replaceOverhead + pathSize
         guard let valueSize = JSONSizeEstimator.size(of: replacement, limit: generatedSize - overhead - 1) else {

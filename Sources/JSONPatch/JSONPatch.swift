@@ -14,6 +14,21 @@ public enum JSONPatch {
         return differ.operations
     }
 
+    /// The operations turning one object into another, given only the members that may differ: each with its
+    /// key, old value and new value, in the objects' member order. `whole` builds the new object, and is called
+    /// only when the size guard of ``diff(from:to:)`` needs it.
+    ///
+    /// Equal to `diff(from: old, to: new)` when both objects have the same keys in the same order and every
+    /// member not listed is equal in both, without building either object: a view model's state diffs only the
+    /// parts that a command changed.
+    public static func diff(
+        changedMembers: [(key: String, old: JSONValue, new: JSONValue)], whole: () -> JSONValue
+    ) -> [JSONPatchOperation] {
+        var differ = JSONDiffer()
+        differ.diffRootMembers(changedMembers, whole: whole)
+        return differ.operations
+    }
+
     /// Applies `patch` to `document` in order and returns the result; on error nothing is returned, so the
     /// application is atomic.
     public static func apply(

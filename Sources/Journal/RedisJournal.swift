@@ -64,7 +64,7 @@ public final class RedisJournal: SessionJournal {
         owner = "\(node)/\(String(generator.next() as UInt64, radix: 36))"
         let (seconds, attoseconds) = idleTimeout.components
         ttlMilliseconds = max(1000, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
-        replayCapacity = store.configuration.replayCapacity
+        replayCapacity = store.configuration.replay.patches
         self.keyCapacity = keyCapacity
         self.logger = logger
         store.journal = self

@@ -30,11 +30,12 @@ public final class Session {
 
     /// Creates a session hosting one view model of each registration.
     public init(
-        id: String, viewModels: [ViewModelRegistration], now: ContinuousClock.Instant, replayCapacity: Int = 64
+        id: String, viewModels: [ViewModelRegistration], now: ContinuousClock.Instant,
+        replay: ReplayLimits = ReplayLimits()
     ) {
         self.id = id
         self.lastActivity = now
-        slots = viewModels.map { ViewModelSlot.make($0, replayCapacity: replayCapacity) }
+        slots = viewModels.map { ViewModelSlot.make($0, replay: replay) }
     }
 
     /// Continues a session from its journal record; a view model the record lacks (one added since) starts
@@ -42,7 +43,7 @@ public final class Session {
     /// - Throws: ``SnapshotError`` when a view model's snapshot cannot be restored.
     public init(
         record: SessionRecord, viewModels: [ViewModelRegistration], now: ContinuousClock.Instant,
-        replayCapacity: Int = 64
+        replay: ReplayLimits = ReplayLimits()
     ) throws(SnapshotError) {
         id = record.id
         lastActivity = now
@@ -50,9 +51,9 @@ public final class Session {
         for registration in viewModels {
             if let entry = record.viewModels[registration.name] {
                 slots.append(
-                    try ViewModelSlot.restore(entry, registration: registration, replayCapacity: replayCapacity))
+                    try ViewModelSlot.restore(entry, registration: registration, replay: replay))
             } else {
-                slots.append(ViewModelSlot.make(registration, replayCapacity: replayCapacity))
+                slots.append(ViewModelSlot.make(registration, replay: replay))
             }
         }
         self.slots = slots

@@ -9,18 +9,18 @@ public struct SessionStoreConfiguration: Sendable {
     public var maxSessions: Int
     /// How often expiry is checked.
     public var sweepInterval: Duration
-    /// Patch events kept per view model for resume.
-    public var replayCapacity: Int
+    /// What each view model keeps for resume.
+    public var replay: ReplayLimits
 
     /// Creates a configuration.
     public init(
         idleTimeout: Duration = .seconds(1800), maxSessions: Int = 100_000, sweepInterval: Duration = .seconds(5),
-        replayCapacity: Int = 64
+        replay: ReplayLimits = ReplayLimits()
     ) {
         self.idleTimeout = idleTimeout
         self.maxSessions = maxSessions
         self.sweepInterval = sweepInterval
-        self.replayCapacity = replayCapacity
+        self.replay = replay
     }
 }
 
@@ -98,7 +98,7 @@ public final class SessionStore {
         }
         let session = Session(
             id: SessionID.generate(nodeTag: nodeTag), viewModels: viewModels, now: now(),
-            replayCapacity: configuration.replayCapacity
+            replay: configuration.replay
         )
         sessions[session.id] = session
         if let journal {
@@ -134,7 +134,7 @@ public final class SessionStore {
             let session: Session
             do throws(SnapshotError) {
                 session = try Session(
-                    record: record, viewModels: viewModels, now: now(), replayCapacity: configuration.replayCapacity
+                    record: record, viewModels: viewModels, now: now(), replay: configuration.replay
                 )
             } catch {
                 onRestoreFailure?(id, error)

@@ -23,55 +23,70 @@ public enum StreamFormat: Sendable, Equatable {
     case snapshots
 }
 
+/// Builds a view model's state (without `version`) when the channel needs its JSON: for `GET`, a snapshot
+/// event, a held version. Called on the loop, but nonisolated: a closure isolated to an actor checks its
+/// executor on every call.
+public typealias StateRendering = @Sendable () -> JSONValue
+
 /// The state of one view model as a versioned stream of events.
 ///
-/// Each change is encoded and diffed **once**, framed as SSE bytes once, and those same bytes are written
-/// to every subscriber; a bounded ring of recent patches serves `Last-Event-ID` resume. Slow readers are
+/// Each change is diffed and framed as SSE bytes **once**, and those same bytes are written to every
+/// subscriber; a bounded ring of recent patches serves `Last-Event-ID` resume. Slow readers are
 /// resynchronised with a snapshot when their connection drains.
+///
+/// The channel keeps no JSON tree of the state between versions: a ``StateRendering`` builds it when
+/// needed (a view model's typed state is far smaller than its JSON tree), and the serialised state is kept
+/// only once read twice in one version, so an idle session holds its typed state and recent patches only.
 @LoopActor
 public final class StateChannel {
     /// The view model's name in multiplexed streams (`search`, `products`).
     public let name: String
     /// The version of the current state; starts at 1 and increases with every change.
     public private(set) var version: Int = 1
-    /// The current state, including `version` (built when first asked for after a change).
+    /// The current state, including `version` (built on each call: the channel keeps no tree of it).
     public var state: JSONValue {
-        if let cachedState { return cachedState }
-        // NB: without held versions, `reported` is the state of `version` (publish keeps it so).
-        let built = Self.versioned(reported, version: version)
-        cachedState = built
-        return built
+        if let pinned { return pinned }
+        // NB: without held versions, `render` builds the state of `version`.
+        return Self.versioned(render(), version: version)
     }
-    /// The current state serialised (what `GET` answers), serialised when first asked for after a change:
-    /// a command whose state nobody reads costs no serialisation.
+    /// The current state serialised (what `GET` answers). Serialised when asked for, and kept from the
+    /// second read of a version on: a state read once per version (the answer to the command that made it)
+    /// costs no memory while the session is idle, one read over and over (polling) is serialised once.
     public var stateBytes: [UInt8] {
         if let cachedStateBytes { return cachedStateBytes }
-        var bytes: [UInt8]
-        if cachedState == nil, let fields = reported.objectValue {
-            // NB: the versioned state's text without building the versioned state (see `versioned`), in room
-            // for the last one's size so it does not regrow.
-            bytes = []
-            bytes.reserveCapacity(max(256, lastStateByteCount + 64))
+        var bytes: [UInt8] = []
+        // NB: in room for the last one's size, so it does not regrow.
+        bytes.reserveCapacity(max(256, lastStateByteCount + 64))
+        if let pinned {
+            pinned.serialize(into: &bytes)
+        } else if case .object(let fields) = render() {
+            // The versioned state's text without building the versioned state (see `versioned`).
             fields.serialize(into: &bytes, first: ("version", .int(version)))
         } else {
-            bytes = state.serializedBytes
+            Self.versioned(render(), version: version).serialize(into: &bytes)
         }
-        cachedStateBytes = bytes
         lastStateByteCount = bytes.count
+        if readsOfVersion > 0 { cachedStateBytes = bytes }
+        readsOfVersion += 1
         return bytes
     }
     /// How many patches are kept for resume.
     public let replayCapacity: Int
+    /// How many bytes of patches are kept for resume: beyond that, a resuming client gets a snapshot.
+    public let replayByteLimit: Int
     /// The `retry:` value sent once per stream.
     public let retryMilliseconds: Int
 
-    /// The state as the view model last reported it (without `version`), to skip changes that are not.
-    private var reported: JSONValue
+    /// Builds the state of `latestVersion`, as the view model reported it (without `version`).
+    private var render: StateRendering
+    /// The state of `version`, with `version`, while later versions are held (the journal does not have them
+    /// yet, so readers see this one).
+    private var pinned: JSONValue?
     private var replay: [(version: Int, patch: [UInt8])] = []
-    private var replayStart = 0
+    private var replayBytes = 0
     private var cachedSnapshotEvent: ServerSentEventChunk?
-    private var cachedState: JSONValue?
     private var cachedStateBytes: [UInt8]?
+    private var readsOfVersion = 0
     private var lastStateByteCount = 0
     private var observers: [ObjectIdentifier: any ChannelObserver] = [:]
     private var held: [HeldVersion] = []
@@ -80,24 +95,23 @@ public final class StateChannel {
     /// - Parameters:
     ///   - name: the view model's name in multiplexed streams.
     ///   - initial: the state without `version`.
-    ///   - replayCapacity: patches kept for resume.
-    ///   - retryMilliseconds: the `retry:` value sent once per stream.
+    ///   - rendering: builds `initial` again when needed; without it the channel keeps `initial`.
     ///   - version: the version of `initial` (1 for a new view model; the journal's for one taken over).
+    ///   - replay: what the replay ring keeps for resume.
+    ///   - retryMilliseconds: the `retry:` value sent once per stream.
     public init(
-        name: String, initial: JSONValue, version: Int = 1, replayCapacity: Int = 64, retryMilliseconds: Int = 3000
+        name: String, initial: JSONValue, rendering: StateRendering? = nil, version: Int = 1,
+        replay: ReplayLimits = ReplayLimits(), retryMilliseconds: Int = 3000
     ) {
         self.name = name
         self.version = version
         latestVersion = version
-        self.replayCapacity = replayCapacity
+        replayCapacity = replay.patches
+        replayByteLimit = replay.bytes
         self.retryMilliseconds = retryMilliseconds
         // NB: a state from the journal carries its `version`; the view model's own never does.
-        var unversioned = initial
-        if var fields = initial.objectValue, fields.removeValue(forKey: "version") != nil {
-            unversioned = .object(fields)
-        }
-        reported = unversioned
-        cachedState = Self.versioned(initial, version: version)
+        let unversioned = Self.unversioned(initial)
+        render = rendering ?? { unversioned }
     }
 
     /// Number of open streams on this channel.
@@ -105,27 +119,44 @@ public final class StateChannel {
 
     /// Publishes a new state (without `version`); a no-op when nothing changed.
     ///
-    /// - Parameter holdUntilCommitted: keep the new version from readers (`GET`, streams, resume) until
-    ///   ``commit(through:)``: the journal calls it once the version is durable, so no client ever sees a
-    ///   version a crash could lose.
-    public func publish(_ newState: JSONValue, holdUntilCommitted: Bool = false) {
+    /// - Parameters:
+    ///   - rendering: builds `newState` again when needed; without it the channel keeps `newState`.
+    ///   - holdUntilCommitted: keep the new version from readers (`GET`, streams, resume) until
+    ///     ``commit(through:)``: the journal calls it once the version is durable, so no client ever sees a
+    ///     version a crash could lose.
+    public func publish(_ newState: JSONValue, rendering: StateRendering? = nil, holdUntilCommitted: Bool = false) {
         // NB: one diff of the states as the view model reported them decides both whether anything changed
         // and what the patch is; `version` is the only field the channel adds.
-        let operations = JSONPatch.diff(from: reported, to: newState)
-        guard !operations.isEmpty else { return }
-        // NB: `state` is built from `reported` when asked for: fix it before `reported` runs ahead of it.
-        if holdUntilCommitted, cachedState == nil { cachedState = Self.versioned(reported, version: version) }
-        reported = newState
+        let operations = JSONPatch.diff(from: render(), to: newState)
+        publish(operations, rendering: rendering ?? { newState }, holdUntilCommitted: holdUntilCommitted)
+    }
+
+    /// Publishes a change given as the operations from the last published state (without `version`) to the
+    /// one `rendering` builds; a no-op when there are none.
+    ///
+    /// A view model's host diffs its typed state (``JSONPatch/diff(changedMembers:whole:)``) and passes the
+    /// result here, so no JSON tree of the whole state is built for a change.
+    public func publish(
+        _ operations: [JSONPatchOperation], rendering: @escaping StateRendering, holdUntilCommitted: Bool = false
+    ) {
+        guard !operations.isEmpty else {
+            // Same state: keep whichever rendering is cheaper to hold (a typed state's, not a tree).
+            if held.isEmpty { render = rendering }
+            return
+        }
+        // NB: readers keep seeing `version` while later ones are held: fix its state before `render` moves on.
+        if holdUntilCommitted, case .none = pinned { pinned = Self.versioned(render(), version: version) }
+        render = rendering
         let nextVersion = latestVersion + 1
-        // NB: the versioned state is built here only when needed now; otherwise `state` builds it on demand.
+        // NB: the versioned state is built here only when the patch or a held version needs it.
         var next: JSONValue?
         var patch: [UInt8] = []
         patch.reserveCapacity(256)
-        if case .replace(let path, _) = operations.first, path.tokens.isEmpty {
+        if case .replace(let path, let whole) = operations.first, path.tokens.isEmpty {
             // The diff chose to replace the whole document: the replacement must carry the version.
-            let whole = Self.versioned(newState, version: nextVersion)
-            next = whole
-            JSONPatch.serialize([.replace(path: JSONPointer(tokens: []), value: whole)], into: &patch)
+            let versioned = Self.versioned(whole, version: nextVersion)
+            next = versioned
+            JSONPatch.serialize([.replace(path: JSONPointer(tokens: []), value: versioned)], into: &patch)
         } else {
             // `version` first, then the diff, written without inserting into the operations.
             patch.append(UInt8(ascii: "["))
@@ -138,13 +169,13 @@ public final class StateChannel {
         }
         latestVersion = nextVersion
         if holdUntilCommitted {
-            let state = next ?? Self.versioned(newState, version: nextVersion)
+            let state = next ?? Self.versioned(rendering(), version: nextVersion)
             held.append(
                 HeldVersion(version: nextVersion, state: state, stateBytes: state.serializedBytes, patch: patch))
         } else {
             // NB: versions are committed in order: anything held before this one goes out first.
             commit(through: latestVersion - 1)
-            apply(version: nextVersion, state: next, stateBytes: nil, patch: patch)
+            apply(version: nextVersion, state: .none, stateBytes: nil, patch: patch)
         }
     }
 
@@ -159,18 +190,24 @@ public final class StateChannel {
         guard !held.isEmpty else { return }
         var count = 0
         for entry in held where entry.version <= version {
-            apply(version: entry.version, state: entry.state, stateBytes: entry.stateBytes, patch: entry.patch)
+            // NB: the newest version's state is `render`'s; an older one stays pinned until its successors commit.
+            // (`JSONValue` is a nil literal itself: the optional is spelled out.)
+            let pinned: JSONValue? = entry.version == latestVersion ? .none : entry.state
+            apply(version: entry.version, state: pinned, stateBytes: entry.stateBytes, patch: entry.patch)
             count += 1
         }
         held.removeFirst(count)
     }
 
-    /// Makes `newVersion` current; `next` and `nextBytes`, when nil, are built from `reported` on demand.
-    private func apply(version newVersion: Int, state next: JSONValue?, stateBytes nextBytes: [UInt8]?, patch: [UInt8])
-    {
+    /// Makes `newVersion` current: `pinned` is its state while later versions are held (nil when `render`
+    /// builds it); `nextBytes` its serialised state when already built (a held version's).
+    private func apply(
+        version newVersion: Int, state pinned: JSONValue?, stateBytes nextBytes: [UInt8]?, patch: [UInt8]
+    ) {
         version = newVersion
-        cachedState = next
+        self.pinned = pinned
         cachedStateBytes = nextBytes
+        readsOfVersion = 0
         cachedSnapshotEvent = nil
         remember(version: newVersion, patch: patch)
         guard !observers.isEmpty else { return }
@@ -207,10 +244,11 @@ public final class StateChannel {
     /// Drops the versions still held and ends every stream: another process owns the view model now, and
     /// what was held never reached its journal, so no client may see it.
     public func abandon() {
-        if !held.isEmpty, var fields = state.objectValue {
+        if !held.isEmpty, let pinned {
             // NB: later diffs start from what readers have, not from the versions dropped.
-            fields.removeValue(forKey: "version")
-            reported = .object(fields)
+            let committed = Self.unversioned(pinned)
+            render = { committed }
+            self.pinned = .none
         }
         held.removeAll()
         latestVersion = version
@@ -233,21 +271,31 @@ public final class StateChannel {
 
     // MARK: Replay ring
 
+    /// Keeps `patch` at the ring's end, dropping the oldest patches beyond ``replayCapacity`` patches or
+    /// ``replayByteLimit`` bytes (a patch over the limit on its own empties the ring: a resume gets a snapshot,
+    /// which is smaller).
     private func remember(version: Int, patch: [UInt8]) {
         guard replayCapacity > 0 else { return }
-        if replay.count < replayCapacity {
-            replay.append((version, patch))
-        } else {
-            replay[replayStart] = (version, patch)
-            replayStart = (replayStart + 1) % replayCapacity
+        guard patch.count <= replayByteLimit else {
+            replay.removeAll()
+            replayBytes = 0
+            return
         }
+        var dropped = 0
+        while dropped < replay.count,
+            replay.count - dropped >= replayCapacity || replayBytes + patch.count > replayByteLimit
+        {
+            replayBytes -= replay[dropped].patch.count
+            dropped += 1
+        }
+        // NB: at most `replayCapacity` entries move; cheaper than the patch's own bytes.
+        replay.removeFirst(dropped)
+        replay.append((version, patch))
+        replayBytes += patch.count
     }
 
     /// The replay ring, oldest first (for the journal's full write).
-    public var replayedPatches: [(version: Int, patch: [UInt8])] {
-        let count = replay.count
-        return (0..<count).map { replay[(replayStart + $0) % count] }
-    }
+    public var replayedPatches: [(version: Int, patch: [UInt8])] { replay }
 
     /// Fills the replay ring from the journal, oldest first; entries not directly before ``version`` are ignored.
     public func restoreReplay(_ entries: [(version: Int, patch: [UInt8])]) {
@@ -267,18 +315,20 @@ public final class StateChannel {
     func patches(after lastEventID: Int) -> [(version: Int, patch: [UInt8])]? {
         if lastEventID == version { return [] }
         guard lastEventID < version, lastEventID >= 1 else { return nil }
-        let count = replay.count
-        guard count > 0 else { return nil }
-        let oldest = replay[replayStart % count].version
-        guard lastEventID + 1 >= oldest else { return nil }
-        let skip = lastEventID + 1 - oldest
-        return (skip..<count).map { replay[(replayStart + $0) % count] }
+        guard let oldest = replay.first?.version, lastEventID + 1 >= oldest else { return nil }
+        return Array(replay[(lastEventID + 1 - oldest)...])
     }
 
     // MARK: State
 
     /// `/version`.
     private static let versionPointer = JSONPointer(tokens: ["version"])
+
+    /// `state` without its `version` member, if it has one.
+    static func unversioned(_ state: JSONValue) -> JSONValue {
+        guard var fields = state.objectValue, fields.removeValue(forKey: "version") != nil else { return state }
+        return .object(fields)
+    }
 
     static func versioned(_ state: JSONValue, version: Int) -> JSONValue {
         var object = JSONObject()

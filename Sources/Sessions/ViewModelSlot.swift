@@ -1,5 +1,6 @@
 import EventLoop
 import JSON
+import JSONPatch
 import ViewModels
 
 /// One hosted view model of a session with its state channel.
@@ -19,6 +20,8 @@ public final class ViewModelSlot {
 
     /// Asked before each publish whether the new version waits for the journal (set by the session).
     var holdsVersions: (@LoopActor () -> Bool)?
+    /// Publishes the model's typed state to the channel.
+    private let publisher: any StatePublishing
 
     private var commandDepth = 0
     private var changedDuringCommand = false
@@ -27,41 +30,48 @@ public final class ViewModelSlot {
     /// Hosts `model`, built from `registration`, at version 1 (or `version` when continuing a journal).
     /// - Parameter state: the state at `version` (the journal's when continuing one; the model's otherwise).
     init<Model: HostedViewModel>(
-        _ model: Model, registration: ViewModelRegistration, replayCapacity: Int, version: Int = 1,
+        _ model: Model, registration: ViewModelRegistration, replay: ReplayLimits, version: Int = 1,
         state: JSONValue? = nil
     ) {
         name = registration.name
         self.model = model
         self.registration = registration
-        channel = StateChannel(
-            name: name, initial: state ?? model.stateJSON, version: version, replayCapacity: replayCapacity
-        )
+        let current = model.state
+        if let state {
+            // The journal's state: the first publish diffs the model's against it (``publishIfChanged()``).
+            channel = StateChannel(name: name, initial: state, version: version, replay: replay)
+            publisher = TypedStatePublisher(model, published: nil)
+        } else {
+            channel = StateChannel(
+                name: name, initial: current.json, rendering: { current.json }, version: version, replay: replay)
+            publisher = TypedStatePublisher(model, published: current)
+        }
         model.onChange = { [weak self] _ in self?.changed() }
     }
 
     /// Builds the slot of `registration`'s view model (its type is known only inside the registration).
-    static func make(_ registration: ViewModelRegistration, replayCapacity: Int) -> ViewModelSlot {
-        open(registration.make(), registration: registration, replayCapacity: replayCapacity, version: 1)
+    static func make(_ registration: ViewModelRegistration, replay: ReplayLimits) -> ViewModelSlot {
+        open(registration.make(), registration: registration, replay: replay, version: 1)
     }
 
     /// Opens the existential so the slot can wire the typed `onChange`.
     static func open(
-        _ model: some HostedViewModel, registration: ViewModelRegistration, replayCapacity: Int, version: Int,
+        _ model: some HostedViewModel, registration: ViewModelRegistration, replay: ReplayLimits, version: Int,
         state: JSONValue? = nil
     ) -> ViewModelSlot {
-        ViewModelSlot(model, registration: registration, replayCapacity: replayCapacity, version: version, state: state)
+        ViewModelSlot(model, registration: registration, replay: replay, version: version, state: state)
     }
 
     /// Continues a view model from its journal entry: the model restores its snapshot (restarting work that
     /// was in flight), the channel resumes at the journal's version and replay ring, and any difference
     /// between the journal's state and the restored model's becomes the next version.
     static func restore(
-        _ entry: SessionRecord.ViewModel, registration: ViewModelRegistration, replayCapacity: Int
+        _ entry: SessionRecord.ViewModel, registration: ViewModelRegistration, replay: ReplayLimits
     ) throws(SnapshotError) -> ViewModelSlot {
         let model = registration.make()
         try model.restore(entry.snapshot)
         let slot = open(
-            model, registration: registration, replayCapacity: replayCapacity, version: entry.version,
+            model, registration: registration, replay: replay, version: entry.version,
             state: entry.state
         )
         slot.channel.restoreReplay(entry.replay)
@@ -108,6 +118,42 @@ public final class ViewModelSlot {
     }
 
     private func publish() {
-        channel.publish(model.stateJSON, holdUntilCommitted: holdsVersions?() ?? false)
+        publisher.publish(to: channel, holdUntilCommitted: holdsVersions?() ?? false)
+    }
+}
+
+/// Publishes a view model's state to its channel: the slot's link to the model's typed state.
+@LoopActor
+private protocol StatePublishing {
+    func publish(to channel: StateChannel, holdUntilCommitted: Bool)
+}
+
+/// Keeps the state last published (a typed value sharing its storage with the model's) and diffs the model's
+/// current state against it member by member: only the members a change touched are built as JSON.
+@LoopActor
+private final class TypedStatePublisher<Model: HostedViewModel>: StatePublishing {
+    // NB: the slot owns both the model and this publisher.
+    unowned let model: Model
+    /// The state of the channel's latest version; nil while that is the journal's JSON (before the first
+    /// publish of a restored model).
+    private var published: Model.State?
+
+    init(_ model: Model, published: Model.State?) {
+        self.model = model
+        self.published = published
+    }
+
+    func publish(to channel: StateChannel, holdUntilCommitted: Bool) {
+        let current = model.state
+        let rendering: StateRendering = { current.json }
+        if let published {
+            let changes = current.changedMembers(from: published)
+            guard !changes.isEmpty else { return }
+            let operations = JSONPatch.diff(changedMembers: changes, whole: rendering)
+            channel.publish(operations, rendering: rendering, holdUntilCommitted: holdUntilCommitted)
+        } else {
+            channel.publish(current.json, rendering: rendering, holdUntilCommitted: holdUntilCommitted)
+        }
+        published = current
     }
 }

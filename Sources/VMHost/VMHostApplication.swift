@@ -64,7 +64,7 @@ public final class VMHostApplication {
         sessions = SessionStore(
             configuration: SessionStoreConfiguration(
                 idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
-                sweepInterval: min(.seconds(5), idleTimeout / 4), replayCapacity: configuration.replayCapacity
+                sweepInterval: min(.seconds(5), idleTimeout / 4), replay: configuration.replay
             ),
             viewModels: Self.viewModels(upstreams, clock: clock), now: now
         )

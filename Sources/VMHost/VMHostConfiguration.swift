@@ -1,6 +1,7 @@
 import JSON
 import Logging
 import Redis
+import Sessions
 
 /// The product API dialect spoken by `--products-url`.
 public enum ProductsFormat: String, Sendable, CaseIterable {
@@ -30,7 +31,8 @@ public struct VMHostConfiguration: Sendable, Equatable {
     /// How long a session lives without a request and without an open stream (`sessionIdleTimeoutSeconds`).
     public var sessionIdleTimeout = Duration.seconds(1800)
     public var maxSessions = 100_000
-    public var replayCapacity = 64
+    /// What each view model keeps for `Last-Event-ID` resume (`replayCapacity` patches, `replayBytes` bytes).
+    public var replay = ReplayLimits()
 
     public var maxBodyBytes = 64 * 1024
     public var maxHeaderBytes = 16 * 1024
@@ -88,6 +90,7 @@ extension VMHostConfiguration {
         ("productsFormat", "VMHOST_PRODUCTS_FORMAT"), ("productsPageSize", "VMHOST_PRODUCTS_PAGE_SIZE"),
         ("logLevel", "VMHOST_LOG_LEVEL"), ("sessionIdleTimeoutSeconds", "VMHOST_SESSION_IDLE_TIMEOUT"),
         ("maxSessions", "VMHOST_MAX_SESSIONS"), ("replayCapacity", "VMHOST_REPLAY_CAPACITY"),
+        ("replayBytes", "VMHOST_REPLAY_BYTES"),
         ("maxBodyBytes", "VMHOST_MAX_BODY_BYTES"), ("maxHeaderBytes", "VMHOST_MAX_HEADER_BYTES"),
         ("httpIdleTimeoutSeconds", "VMHOST_HTTP_IDLE_TIMEOUT"), ("keepaliveSeconds", "VMHOST_KEEPALIVE_SECONDS"),
         ("streamMaxPendingBytes", "VMHOST_STREAM_MAX_PENDING_BYTES"), ("maxConnections", "VMHOST_MAX_CONNECTIONS"),
@@ -179,7 +182,8 @@ extension VMHostConfiguration {
             logLevel = level
         case "sessionIdleTimeoutSeconds": sessionIdleTimeout = .seconds(try integer(1...604_800))
         case "maxSessions": maxSessions = try integer(1...10_000_000)
-        case "replayCapacity": replayCapacity = try integer(0...100_000)
+        case "replayCapacity": replay.patches = try integer(0...100_000)
+        case "replayBytes": replay.bytes = try integer(0...64 * 1024 * 1024)
         case "maxBodyBytes": maxBodyBytes = try integer(1...64 * 1024 * 1024)
         case "maxHeaderBytes": maxHeaderBytes = try integer(256...1024 * 1024)
         case "httpIdleTimeoutSeconds": httpIdleTimeout = .seconds(try integer(1...86_400))

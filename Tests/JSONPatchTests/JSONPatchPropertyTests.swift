@@ -48,6 +48,39 @@ import VMHostTesting
         }
     }
 
+    /// A view model's state diffs only the members it changed: the result is the whole objects' diff, the root's
+    /// size guard included (many changed members collapse into one replacement of the document).
+    @Test func diffOfChangedMembersIsTheDiffOfTheObjects() throws {
+        var random = RandomDocuments(seed: 0x5EED_0004)
+        var collapsed = 0
+        for iteration in 0..<2000 {
+            var old = JSONObject()
+            var new = JSONObject()
+            var changes: [(key: String, old: JSONValue, new: JSONValue)] = []
+            for index in 0..<random.int(1...14) {
+                let value = random.document(depth: 2)
+                let edited = random.chance(50) ? random.mutated(value) : value
+                old["m\(index)"] = value
+                new["m\(index)"] = edited
+                if edited != value { changes.append(("m\(index)", value, edited)) }
+            }
+            var built = 0
+            let operations = JSONPatch.diff(changedMembers: changes) {
+                built += 1
+                return .object(new)
+            }
+            let expected = JSONPatch.diff(from: .object(old), to: .object(new))
+            #expect(operations == expected, "#\(iteration)")
+            if case .replace(let path, _) = expected.first, path.tokens.isEmpty {
+                collapsed += 1
+                #expect(built == 1)
+            }
+            try check(.object(old), .object(new), "members #\(iteration)")
+        }
+        // The size guard at the root was exercised.
+        #expect(collapsed > 0)
+    }
+
     @Test func diffOfEqualDocumentsIsEmpty() throws {
         var random = RandomDocuments(seed: 0x5EED_0003)
         for _ in 0..<500 {

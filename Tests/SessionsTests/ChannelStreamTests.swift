@@ -10,7 +10,8 @@ import Testing
 struct ChannelStreamTests {
     /// A channel whose state is `{"count": N}`, published up to `count`.
     func counter(upTo count: Int = 0, replayCapacity: Int = 64) -> StateChannel {
-        let channel = StateChannel(name: "counter", initial: ["count": 0], replayCapacity: replayCapacity)
+        let channel = StateChannel(
+            name: "counter", initial: ["count": 0], replay: ReplayLimits(patches: replayCapacity))
         for value in stride(from: 1, through: count, by: 1) { channel.publish(["count": .int(value)]) }
         return channel
     }
@@ -81,6 +82,29 @@ struct ChannelStreamTests {
         let sink = FakeEventSink()
         channel.subscribe(sink, format: .patches, lastEventID: 4)
         #expect(sink.takeEvents().compactMap(\.id) == ["5", "6"])
+    }
+
+    @Test func theRingKeepsNoMoreBytesThanItsLimit() throws {
+        // Each counter patch is 89 bytes: a 200-byte ring holds two.
+        let channel = StateChannel(name: "counter", initial: ["count": 0], replay: ReplayLimits(bytes: 200))
+        for value in 1...5 { channel.publish(["count": .int(value)]) }
+        #expect(channel.replayedPatches.map(\.version) == [5, 6])
+        #expect(channel.replayedPatches.allSatisfy { $0.patch.count == 89 })
+        let resumed = FakeEventSink()
+        channel.subscribe(resumed, format: .patches, lastEventID: 4)
+        #expect(resumed.takeEvents().compactMap(\.id) == ["5", "6"])
+        let tooOld = FakeEventSink()
+        channel.subscribe(tooOld, format: .patches, lastEventID: 3)
+        #expect(tooOld.takeEvents() == [ReadEvent(retry: 3000), snapshot(6, count: 5)])
+
+        // A patch larger than the whole ring empties it: a snapshot is smaller than replaying it.
+        channel.publish(["count": 6, "note": .string(String(repeating: "x", count: 300))])
+        #expect(channel.replayedPatches.isEmpty)
+        let beforeIt = FakeEventSink()
+        channel.subscribe(beforeIt, format: .patches, lastEventID: 6)
+        #expect(beforeIt.takeEvents().map(\.event) == [nil, "snapshot"])
+        channel.publish(["count": 7, "note": "short"])
+        #expect(channel.replayedPatches.map(\.version) == [8])
     }
 
     @Test(arguments: [7, 1_000])

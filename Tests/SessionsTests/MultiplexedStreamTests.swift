@@ -85,7 +85,7 @@ struct MultiplexedStreamTests {
     }
 
     @Test func partsOutsideTheRingOrFromTheFutureGetSnapshots() {
-        let small = StateChannel(name: "search", initial: ["text": ""], replayCapacity: 1)
+        let small = StateChannel(name: "search", initial: ["text": ""], replay: ReplayLimits(patches: 1))
         for text in ["a", "b", "c"] { small.publish(["text": .string(text)]) }
         let sink = FakeEventSink()
         SessionStream.start(sink, channels: [small, products], format: .patches, resumeFrom: "search:2,products:5")

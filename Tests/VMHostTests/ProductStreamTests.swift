@@ -144,7 +144,7 @@ struct ProductStreamTests {
     }
 
     @Test func resumeReplaysMissedPatchesOrSendsASnapshot() async throws {
-        try await withApp({ $0.replayCapacity = 4 }) { app in
+        try await withApp({ $0.replay.patches = 4 }) { app in
             let id = try await app.createSession()
             let wait = [("Prefer", "wait=10")]
             _ = try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: wait)  // versions 2, 3

@@ -5,13 +5,13 @@ import JSON
 /// the journal and the fuzzer handle each of them the same way.
 ///
 /// Adopting it is what makes a view model reachable over HTTP: ``name`` is its path segment and its name in
-/// multiplexed streams, ``commands`` its `POST` routes, ``stateJSON`` what `GET` and the streams show.
+/// multiplexed streams, ``commands`` its `POST` routes, its ``State``'s JSON what `GET` and the streams show.
 /// A view model reports every change of its state through ``onChange``; the host publishes one version per
 /// command however many fields the command changed, and one per completion of asynchronous work.
 @LoopActor
 public protocol HostedViewModel: AnyObject, SendableMetatype {
-    /// The state type; compared to skip changes that are not.
-    associatedtype State: Equatable
+    /// The state type: its typed parts are compared to find what a change touched.
+    associatedtype State: ViewModelState
 
     /// The name in paths (`/v1/sessions/{id}/{name}`), in multiplexed events (`{name}.patch`) and in
     /// resume ids (`{name}:{version}`).
@@ -21,8 +21,6 @@ public protocol HostedViewModel: AnyObject, SendableMetatype {
 
     /// The current state.
     var state: State { get }
-    /// The API's JSON of the state, without `version` (the state channel adds it).
-    var stateJSON: JSONValue { get }
     /// Called after every change of ``state``.
     var onChange: (@LoopActor (State) -> Void)? { get set }
 
@@ -39,6 +37,11 @@ public protocol HostedViewModel: AnyObject, SendableMetatype {
 
     /// Cancels all work; the session is going away.
     func shutdown()
+}
+
+extension HostedViewModel {
+    /// The API's JSON of the state, without `version` (the state channel adds it).
+    public var stateJSON: JSONValue { state.json }
 }
 
 /// A snapshot that cannot be restored (corrupt, or written by an incompatible version).

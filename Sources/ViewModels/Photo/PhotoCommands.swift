@@ -35,6 +35,4 @@ extension PhotoViewModel: HostedViewModel {
             return .state
         },
     ]
-
-    public var stateJSON: JSONValue { state.json }
 }

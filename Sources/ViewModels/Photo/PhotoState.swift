@@ -4,7 +4,7 @@ import Services
 /// The whole state of the photo detail screen (API.md "Photo view model").
 ///
 /// Both Loadables are keyed by the photo id they load, so a load in flight says which photo it is for.
-public struct PhotoState: Sendable, Equatable {
+public struct PhotoState: ViewModelState {
     /// The open photo; nil when none is open.
     public var photoId: String?
     /// The photo's details (`flickr.photos.getInfo`).
@@ -32,12 +32,10 @@ public struct PhotoState: Sendable, Equatable {
     }
 
     /// The API's PhotoState (without `version`, which the state channel adds).
-    public var json: JSONValue {
-        [
-            "photoId": photoId.map { .string($0) } ?? .null,
-            "detail": detail.json(\.json),
-            "comments": comments.json { .array($0.map(\.json)) },
-            "lastError": lastError?.json ?? .null,
-        ]
-    }
+    public static let jsonMembers: [StateMember<PhotoState>] = [
+        StateMember("photoId", { $0.photoId }, json: { $0.map { .string($0) } ?? .null }),
+        StateMember("detail", { $0.detail }, json: { $0.json(\.json) }),
+        StateMember("comments", { $0.comments }, json: { $0.json { .array($0.map(\.json)) } }),
+        StateMember("lastError", { $0.lastError }, json: { $0?.json ?? .null }),
+    ]
 }

@@ -23,6 +23,4 @@ extension ProductListViewModel: HostedViewModel {
             return .state
         },
     ]
-
-    public var stateJSON: JSONValue { state.json }
 }

@@ -14,7 +14,7 @@ public enum PageRequest: Sendable, Equatable {
 }
 
 /// The whole state of the product list screen.
-public struct ProductListState: Sendable, Equatable {
+public struct ProductListState: ViewModelState {
     /// The list, loading state and failure as one value.
     public var list: Loadable<ProductList, PageRequest>
     /// The most recent failure; cleared by the next successful load, kept while loading.
@@ -37,15 +37,12 @@ public struct ProductListState: Sendable, Equatable {
     }
 
     /// The API's ProductListState (without `version`, which the state channel adds).
-    public var json: JSONValue {
-        let value = list.value
-        return [
-            "items": .array(items.map(\.json)),
-            "page": .int(value?.page ?? 0),
-            "hasMore": .bool(value?.hasMore ?? false),
-            "isRefreshing": .bool(isRefreshing),
-            "isLoadingMore": .bool(isLoadingMore),
-            "lastError": lastError?.json ?? .null,
-        ]
-    }
+    public static let jsonMembers: [StateMember<ProductListState>] = [
+        StateMember("items", { $0.items }, json: { .array($0.map(\.json)) }),
+        StateMember("page", { $0.list.value?.page ?? 0 }, json: { .int($0) }),
+        StateMember("hasMore", { $0.list.value?.hasMore ?? false }, json: { .bool($0) }),
+        StateMember("isRefreshing", { $0.isRefreshing }, json: { .bool($0) }),
+        StateMember("isLoadingMore", { $0.isLoadingMore }, json: { .bool($0) }),
+        StateMember("lastError", { $0.lastError }, json: { $0?.json ?? .null }),
+    ]
 }

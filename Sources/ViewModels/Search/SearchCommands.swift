@@ -105,6 +105,4 @@ extension SearchViewModel: HostedViewModel {
             }
         },
     ]
-
-    public var stateJSON: JSONValue { state.json }
 }

@@ -62,7 +62,7 @@ public struct RecentSearch: Sendable, Equatable {
 }
 
 /// The whole state of the Flickr search screen.
-public struct SearchState: Sendable, Equatable {
+public struct SearchState: ViewModelState {
     /// The screen title.
     public static let title = "Flickr Search"
     /// At most this many recent searches are kept.
@@ -104,18 +104,16 @@ public struct SearchState: Sendable, Equatable {
     }
 
     /// The API's SearchState (without `version`, which the state channel adds).
-    public var json: JSONValue {
-        [
-            "title": .string(Self.title),
-            "searchText": .string(searchText),
-            "canSearch": .bool(canSearch),
-            "isSearching": .bool(isSearching),
-            "results": results.json { $0.json },
-            "canLoadMore": .bool(canLoadMore),
-            "recentSearches": .array(recentSearches.map(\.json)),
-            "lastError": lastError?.json ?? .null,
-        ]
-    }
+    public static let jsonMembers: [StateMember<SearchState>] = [
+        StateMember("title", { _ in title }, json: { .string($0) }),
+        StateMember("searchText", { $0.searchText }, json: { .string($0) }),
+        StateMember("canSearch", { $0.canSearch }, json: { .bool($0) }),
+        StateMember("isSearching", { $0.isSearching }, json: { .bool($0) }),
+        StateMember("results", { $0.results }, json: { $0.json { $0.json } }),
+        StateMember("canLoadMore", { $0.canLoadMore }, json: { .bool($0) }),
+        StateMember("recentSearches", { $0.recentSearches }, json: { .array($0.map(\.json)) }),
+        StateMember("lastError", { $0.lastError }, json: { $0?.json ?? .null }),
+    ]
 
     static func trim(_ text: String) -> String {
         var slice = Substring(text)

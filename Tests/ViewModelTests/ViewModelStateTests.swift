@@ -1,0 +1,98 @@
+import JSON
+import JSONPatch
+import Services
+import Testing
+
+@testable import ViewModels
+
+/// The host diffs a view model's typed state member by member instead of diffing two JSON trees: for every pair
+/// of states the two must give the same patch.
+@Suite("View model state members")
+struct ViewModelStateTests {
+    /// Checks every ordered pair of `states`: same operations as the JSON diff, no change exactly when the JSON is
+    /// equal, and the members in the JSON's order.
+    func checkPairs<State: ViewModelState>(_ states: [State]) {
+        for (oldIndex, old) in states.enumerated() {
+            #expect(old.json.objectValue?.keys == State.jsonMembers.map(\.key))
+            for (newIndex, new) in states.enumerated() {
+                let changes = new.changedMembers(from: old)
+                let operations = JSONPatch.diff(changedMembers: changes) { new.json }
+                let expected = JSONPatch.diff(from: old.json, to: new.json)
+                #expect(operations == expected, "\(State.self) \(oldIndex) → \(newIndex)")
+                #expect(changes.isEmpty == (old.json == new.json), "\(State.self) \(oldIndex) → \(newIndex)")
+            }
+        }
+    }
+
+    func photos(_ range: Range<Int>, metadata: Bool = false) -> [PhotoCell] {
+        range.map { index in
+            var cell = PhotoCell(
+                id: "\(5_000 + index)", title: "Photo \(index)", url: "http://127.0.0.1/\(index)_m.jpg",
+                thumbnailUrl: "http://127.0.0.1/\(index)_s.jpg")
+            if metadata {
+                cell.favorites = index
+                cell.comments = index * 2
+            }
+            return cell
+        }
+    }
+
+    @Test func searchStates() {
+        let failure = UpstreamError(kind: .network, message: "timed out")
+        let page1 = SearchResults(searchString: "kittens", totalResults: 90, page: 1, pages: 3, photos: photos(0..<30))
+        var page2 = page1
+        page2.page = 2
+        page2.photos += photos(30..<60)
+        var withMetadata = page2
+        withMetadata.photos = photos(0..<30, metadata: true) + photos(30..<60)
+        let other = SearchResults(searchString: "sunset", totalResults: 12, page: 1, pages: 1, photos: photos(70..<82))
+        let recent = [RecentSearch(searchString: "kittens", totalResults: 90, thumbnailUrl: "http://127.0.0.1/0_s.jpg")]
+        checkPairs([
+            SearchState(),
+            SearchState(searchText: "kit"),
+            SearchState(searchText: "kittens", results: .loading(SearchRequest(text: "kittens", page: 1), previous: nil)),
+            SearchState(searchText: "kittens", results: .loaded(page1), recentSearches: recent),
+            SearchState(
+                searchText: "kittens", results: .loading(SearchRequest(text: "kittens", page: 2), previous: page1),
+                recentSearches: recent),
+            SearchState(searchText: "kittens", results: .loaded(page2), recentSearches: recent),
+            SearchState(searchText: "kittens", results: .loaded(withMetadata), recentSearches: recent),
+            SearchState(
+                searchText: "sunset ", results: .failed(failure, previous: page2), recentSearches: recent,
+                lastError: failure),
+            SearchState(searchText: "sunset", results: .loaded(other), recentSearches: recent),
+        ])
+    }
+
+    @Test func productListStates() {
+        let items = (0..<40).map { index in
+            Product(
+                id: "p-\(index)", title: "Product \(index)", subtitle: "Bank", price: "\(index),00.00", badge: "New",
+                detail: "\(index) days", imageUrl: index.isMultiple(of: 3) ? nil : "http://127.0.0.1/\(index).png")
+        }
+        let page1 = ProductPage(items: Array(items[0..<20]), page: 1, hasMore: true)
+        let both = ProductPage(items: items, page: 2, hasMore: false)
+        let failure = UpstreamError(kind: .upstream, message: "product API answered HTTP 500", status: 500)
+        checkPairs([
+            ProductListState(),
+            ProductListState(list: .loading(.refresh, previous: nil)),
+            ProductListState(list: .loaded(page1)),
+            ProductListState(list: .loading(.nextPage(2), previous: page1)),
+            ProductListState(list: .loaded(both)),
+            ProductListState(list: .failed(failure, previous: page1), lastError: failure),
+            ProductListState(list: .loading(.refresh, previous: both), lastError: failure),
+        ])
+    }
+
+    @Test func photoStates() {
+        let failure = UpstreamError(kind: .business, message: "Photo not found", code: 1)
+        checkPairs([
+            PhotoState(),
+            PhotoState(photoId: "42", detail: .loading("42", previous: nil), comments: .loading("42", previous: nil)),
+            PhotoState(photoId: "42", detail: .loaded(photoDetail("42")), comments: .loading("42", previous: nil)),
+            PhotoState(photoId: "42", detail: .loaded(photoDetail("42")), comments: .loaded(photoComments("42"))),
+            PhotoState(
+                photoId: "43", detail: .failed(failure, previous: nil), comments: .loaded([]), lastError: failure),
+        ])
+    }
+}
