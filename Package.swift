@@ -25,6 +25,7 @@ let package = Package(
         // the headers are in /usr/include/hiredis and the module map links libhiredis.
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "CHiredisShims", dependencies: ["CHiredis", "CLibevent"]),
+        .target(name: "CLibeventShims", dependencies: ["CLibevent"]),
 
         // Pure Swift building blocks.
         .target(name: "JSON"),
@@ -38,7 +39,8 @@ let package = Package(
         .target(
             name: "HTTPServer",
             dependencies: [
-                "CLibevent", "EventLoop", "EventStreams", "JSON", .product(name: "Logging", package: "swift-log"),
+                "CLibevent", "CLibeventShims", "EventLoop", "EventStreams", "JSON",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(

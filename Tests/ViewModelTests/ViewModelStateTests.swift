@@ -2,6 +2,7 @@ import JSON
 import JSONPatch
 import Services
 import Testing
+import VMHostTesting
 
 @testable import ViewModels
 
@@ -50,7 +51,8 @@ struct ViewModelStateTests {
         checkPairs([
             SearchState(),
             SearchState(searchText: "kit"),
-            SearchState(searchText: "kittens", results: .loading(SearchRequest(text: "kittens", page: 1), previous: nil)),
+            SearchState(
+                searchText: "kittens", results: .loading(SearchRequest(text: "kittens", page: 1), previous: nil)),
             SearchState(searchText: "kittens", results: .loaded(page1), recentSearches: recent),
             SearchState(
                 searchText: "kittens", results: .loading(SearchRequest(text: "kittens", page: 2), previous: page1),
@@ -94,5 +96,30 @@ struct ViewModelStateTests {
             PhotoState(
                 photoId: "43", detail: .failed(failure, previous: nil), comments: .loaded([]), lastError: failure),
         ])
+    }
+
+    /// The byte-level trim agrees with trimming `Character`s wherever it answers, including white space that is
+    /// not ASCII, combining marks after a space, CR LF and prepended marks (which join the next character).
+    @Test func trimmingOnBytesAgreesWithTrimmingCharacters() {
+        let pieces = [
+            " ", "\t", "\n", "\r\n", "\u{0B}", "a", "Z", "7", "é", "e\u{301}", "\u{301}", "\u{A0}", "\u{3000}",
+            "\u{600}", "🐱", "\u{85}",
+        ]
+        var generator = SplitMix64(seed: 0x7215)
+        var answered = 0
+        for _ in 0..<5000 {
+            let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator) ?? " "
+            }.joined()
+            var slice = Substring(text)
+            while let first = slice.first, first.isWhitespace { slice = slice.dropFirst() }
+            while let last = slice.last, last.isWhitespace { slice = slice.dropLast() }
+            #expect(SearchState.trim(text) == String(slice), "\(Array(text.unicodeScalars))")
+            if let fast = SearchState.trimASCIIEdges(text) {
+                answered += 1
+                #expect(fast == String(slice), "\(Array(text.unicodeScalars))")
+            }
+        }
+        #expect(answered > 1000)
     }
 }

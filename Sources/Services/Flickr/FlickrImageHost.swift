@@ -29,6 +29,19 @@ public struct FlickrImageHost: Sendable, Equatable {
 
     /// The URL of the image of photo `id` in `size`.
     public func url(server: String, id: String, secret: String, size: FlickrImageSize) -> String {
-        "\(baseURL)/\(server)/\(id)_\(secret)_\(size.rawValue).jpg"
+        // NB: built in one allocation: cells format their URLs each time their JSON is built.
+        var url = ""
+        url.reserveCapacity(baseURL.utf8.count + server.utf8.count + id.utf8.count + secret.utf8.count + 9)
+        url += baseURL
+        url += "/"
+        url += server
+        url += "/"
+        url += id
+        url += "_"
+        url += secret
+        url += "_"
+        url += size.rawValue
+        url += ".jpg"
+        return url
     }
 }

@@ -116,9 +116,28 @@ public struct SearchState: ViewModelState {
     ]
 
     static func trim(_ text: String) -> String {
+        if let trimmed = trimASCIIEdges(text) { return trimmed }
         var slice = Substring(text)
         while let first = slice.first, first.isWhitespace { slice = slice.dropFirst() }
         while let last = slice.last, last.isWhitespace { slice = slice.dropLast() }
         return String(slice)
+    }
+
+    /// `trim` on the bytes, when that is exact: the white space at both ends is ASCII and the text left starts and
+    /// ends with an ASCII byte (so no grapheme cluster spans a cut); nil otherwise. `Character.isWhitespace` looks up
+    /// Unicode properties, and `canSearch` trims on every change of the state.
+    static func trimASCIIEdges(_ text: String) -> String? {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        let result: String?? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            var start = 0
+            var end = bytes.count
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            if start == end { return "" }
+            guard bytes[start] < 0x80, bytes[end - 1] < 0x80 else { return nil }
+            if start == 0 && end == bytes.count { return text }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+        return result ?? nil
     }
 }

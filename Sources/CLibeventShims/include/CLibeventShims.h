@@ -1,0 +1,26 @@
+#ifndef VMHOST_CLIBEVENTSHIMS_H
+#define VMHOST_CLIBEVENTSHIMS_H
+
+#include <sys/types.h>
+#include <sys/time.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+
+struct evhttp_request;
+struct evhttp_connection;
+struct evbuffer;
+
+/// What evhttp keeps inside its request struct (`event2/http_struct.h`, which would make every request pointer
+/// a typed one in Swift): kept to this file. Every symbol is prefixed `vmh_evhttp_`.
+
+/// Whether evhttp frames `req`'s reply in chunks (HTTP/1.1 without a Content-Length).
+int vmh_evhttp_request_is_chunked(const struct evhttp_request *req);
+
+/// Sends `framed`, bytes already framed as whole HTTP/1.1 chunks (size line, data, CRLF), as the next part of
+/// `req`'s chunked reply, with `cb` called once written (NULL: none). evhttp's own framing formats each size
+/// line with printf, the largest single cost of an event delivery (callgrind); the chunked flag is cleared for
+/// this call only, so evhttp still writes the last chunk when the reply ends.
+void vmh_evhttp_send_framed_chunk(
+    struct evhttp_request *req, struct evbuffer *framed, void (*cb)(struct evhttp_connection *, void *), void *arg);
+
+#endif
