@@ -23,10 +23,37 @@ public enum StreamFormat: Sendable, Equatable {
     case snapshots
 }
 
-/// Builds a view model's state (without `version`) when the channel needs its JSON: for `GET`, a snapshot
-/// event, a held version. Called on the loop, but nonisolated: a closure isolated to an actor checks its
-/// executor on every call.
-public typealias StateRendering = @Sendable () -> JSONValue
+/// Builds the state of a channel's latest version when the channel needs it: its JSON text for `GET`, a
+/// command's answer and snapshot events, its JSON tree for a held version and the session resource.
+@LoopActor
+public protocol StateRenderer: AnyObject {
+    /// The state, without `version`.
+    func json() -> JSONValue
+    /// Appends the state's JSON text with `version` as its first member.
+    /// - Parameter keepingText: the state is read at every version (the view model has open streams): the
+    ///   renderer may keep text between versions to serialise less; when false it should keep none.
+    func serialize(version: Int, into buffer: inout [UInt8], keepingText: Bool)
+}
+
+/// A state held as a JSON tree: a journal's, before the view model first publishes, and a channel fed trees.
+final class JSONTreeRenderer: StateRenderer {
+    private let tree: JSONValue
+
+    init(_ tree: JSONValue) {
+        self.tree = tree
+    }
+
+    func json() -> JSONValue { tree }
+
+    func serialize(version: Int, into buffer: inout [UInt8], keepingText: Bool) {
+        if case .object(let fields) = tree {
+            // The versioned state's text without building the versioned state.
+            fields.serialize(into: &buffer, first: ("version", .int(version)))
+        } else {
+            StateChannel.versioned(tree, version: version).serialize(into: &buffer)
+        }
+    }
+}
 
 /// The state of one view model as a versioned stream of events.
 ///
@@ -47,7 +74,7 @@ public final class StateChannel {
     public var state: JSONValue {
         if let pinned { return pinned }
         // NB: without held versions, `render` builds the state of `version`.
-        return Self.versioned(render(), version: version)
+        return Self.versioned(render.json(), version: version)
     }
     /// The current state serialised (what `GET` answers). Serialised when asked for, and kept from the
     /// second read of a version on: a state read once per version (the answer to the command that made it)
@@ -59,11 +86,8 @@ public final class StateChannel {
         bytes.reserveCapacity(max(256, lastStateByteCount + 64))
         if let pinned {
             pinned.serialize(into: &bytes)
-        } else if case .object(let fields) = render() {
-            // The versioned state's text without building the versioned state (see `versioned`).
-            fields.serialize(into: &bytes, first: ("version", .int(version)))
         } else {
-            Self.versioned(render(), version: version).serialize(into: &bytes)
+            render.serialize(version: version, into: &bytes, keepingText: !observers.isEmpty)
         }
         lastStateByteCount = bytes.count
         if readsOfVersion > 0 { cachedStateBytes = bytes }
@@ -77,8 +101,8 @@ public final class StateChannel {
     /// The `retry:` value sent once per stream.
     public let retryMilliseconds: Int
 
-    /// Builds the state of `latestVersion`, as the view model reported it (without `version`).
-    private var render: StateRendering
+    /// Builds the state of `latestVersion`.
+    private var render: any StateRenderer
     /// The state of `version`, with `version`, while later versions are held (the journal does not have them
     /// yet, so readers see this one).
     private var pinned: JSONValue?
@@ -95,12 +119,12 @@ public final class StateChannel {
     /// - Parameters:
     ///   - name: the view model's name in multiplexed streams.
     ///   - initial: the state without `version`.
-    ///   - rendering: builds `initial` again when needed; without it the channel keeps `initial`.
+    ///   - renderer: builds `initial` again when needed; without it the channel keeps `initial`.
     ///   - version: the version of `initial` (1 for a new view model; the journal's for one taken over).
     ///   - replay: what the replay ring keeps for resume.
     ///   - retryMilliseconds: the `retry:` value sent once per stream.
     public init(
-        name: String, initial: JSONValue, rendering: StateRendering? = nil, version: Int = 1,
+        name: String, initial: JSONValue, renderer: (any StateRenderer)? = nil, version: Int = 1,
         replay: ReplayLimits = ReplayLimits(), retryMilliseconds: Int = 3000
     ) {
         self.name = name
@@ -110,8 +134,7 @@ public final class StateChannel {
         replayByteLimit = replay.bytes
         self.retryMilliseconds = retryMilliseconds
         // NB: a state from the journal carries its `version`; the view model's own never does.
-        let unversioned = Self.unversioned(initial)
-        render = rendering ?? { unversioned }
+        render = renderer ?? JSONTreeRenderer(Self.unversioned(initial))
     }
 
     /// Number of open streams on this channel.
@@ -120,33 +143,35 @@ public final class StateChannel {
     /// Publishes a new state (without `version`); a no-op when nothing changed.
     ///
     /// - Parameters:
-    ///   - rendering: builds `newState` again when needed; without it the channel keeps `newState`.
+    ///   - renderer: builds `newState` again when needed; without it the channel keeps `newState`.
     ///   - holdUntilCommitted: keep the new version from readers (`GET`, streams, resume) until
     ///     ``commit(through:)``: the journal calls it once the version is durable, so no client ever sees a
     ///     version a crash could lose.
-    public func publish(_ newState: JSONValue, rendering: StateRendering? = nil, holdUntilCommitted: Bool = false) {
+    public func publish(
+        _ newState: JSONValue, renderer: (any StateRenderer)? = nil, holdUntilCommitted: Bool = false
+    ) {
         // NB: one diff of the states as the view model reported them decides both whether anything changed
         // and what the patch is; `version` is the only field the channel adds.
-        let operations = JSONPatch.diff(from: render(), to: newState)
-        publish(operations, rendering: rendering ?? { newState }, holdUntilCommitted: holdUntilCommitted)
+        let operations = JSONPatch.diff(from: render.json(), to: newState)
+        publish(operations, renderer: renderer ?? JSONTreeRenderer(newState), holdUntilCommitted: holdUntilCommitted)
     }
 
     /// Publishes a change given as the operations from the last published state (without `version`) to the
-    /// one `rendering` builds; a no-op when there are none.
+    /// one `renderer` builds; a no-op when there are none.
     ///
     /// A view model's host diffs its typed state (``JSONPatch/diff(changedMembers:whole:)``) and passes the
     /// result here, so no JSON tree of the whole state is built for a change.
     public func publish(
-        _ operations: [JSONPatchOperation], rendering: @escaping StateRendering, holdUntilCommitted: Bool = false
+        _ operations: [JSONPatchOperation], renderer: any StateRenderer, holdUntilCommitted: Bool = false
     ) {
         guard !operations.isEmpty else {
-            // Same state: keep whichever rendering is cheaper to hold (a typed state's, not a tree).
-            if held.isEmpty { render = rendering }
+            // Same state: keep whichever renderer is cheaper to hold (a typed state's, not a tree).
+            if held.isEmpty { render = renderer }
             return
         }
         // NB: readers keep seeing `version` while later ones are held: fix its state before `render` moves on.
-        if holdUntilCommitted, case .none = pinned { pinned = Self.versioned(render(), version: version) }
-        render = rendering
+        if holdUntilCommitted, case .none = pinned { pinned = Self.versioned(render.json(), version: version) }
+        render = renderer
         let nextVersion = latestVersion + 1
         // NB: the versioned state is built here only when the patch or a held version needs it.
         var next: JSONValue?
@@ -169,7 +194,7 @@ public final class StateChannel {
         }
         latestVersion = nextVersion
         if holdUntilCommitted {
-            let state = next ?? Self.versioned(rendering(), version: nextVersion)
+            let state = next ?? Self.versioned(renderer.json(), version: nextVersion)
             held.append(
                 HeldVersion(version: nextVersion, state: state, stateBytes: state.serializedBytes, patch: patch))
         } else {
@@ -246,8 +271,7 @@ public final class StateChannel {
     public func abandon() {
         if !held.isEmpty, let pinned {
             // NB: later diffs start from what readers have, not from the versions dropped.
-            let committed = Self.unversioned(pinned)
-            render = { committed }
+            render = JSONTreeRenderer(Self.unversioned(pinned))
             self.pinned = .none
         }
         held.removeAll()

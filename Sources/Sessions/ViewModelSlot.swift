@@ -36,15 +36,15 @@ public final class ViewModelSlot {
         name = registration.name
         self.model = model
         self.registration = registration
-        let current = model.state
         if let state {
             // The journal's state: the first publish diffs the model's against it (``publishIfChanged()``).
             channel = StateChannel(name: name, initial: state, version: version, replay: replay)
             publisher = TypedStatePublisher(model, published: nil)
         } else {
+            let typed = TypedStatePublisher(model, published: model.state)
             channel = StateChannel(
-                name: name, initial: current.json, rendering: { current.json }, version: version, replay: replay)
-            publisher = TypedStatePublisher(model, published: current)
+                name: name, initial: model.stateJSON, renderer: typed.renderer(), version: version, replay: replay)
+            publisher = typed
         }
         model.onChange = { [weak self] _ in self?.changed() }
     }
@@ -137,23 +137,60 @@ private final class TypedStatePublisher<Model: HostedViewModel>: StatePublishing
     /// The state of the channel's latest version; nil while that is the journal's JSON (before the first
     /// publish of a restored model).
     private var published: Model.State?
+    /// The member text of `published`, kept while the channel has streams.
+    private let text = TypedStateRenderer<Model.State>.Text()
 
     init(_ model: Model, published: Model.State?) {
         self.model = model
         self.published = published
     }
 
+    /// The renderer of the latest version.
+    func renderer() -> TypedStateRenderer<Model.State> {
+        TypedStateRenderer(published ?? model.state, text: text)
+    }
+
     func publish(to channel: StateChannel, holdUntilCommitted: Bool) {
         let current = model.state
-        let rendering: StateRendering = { current.json }
         if let published {
             let changes = current.changedMembers(from: published)
             guard !changes.isEmpty else { return }
-            let operations = JSONPatch.diff(changedMembers: changes, whole: rendering)
-            channel.publish(operations, rendering: rendering, holdUntilCommitted: holdUntilCommitted)
+            let operations = JSONPatch.diff(changedMembers: changes.map { ($0.key, $0.old, $0.new) }) { current.json }
+            // NB: parts that differ but show the same JSON are no version (and no new renderer).
+            guard !operations.isEmpty else { return }
+            for change in changes { text.value.invalidate(change.index) }
+            self.published = current
+            channel.publish(
+                operations, renderer: TypedStateRenderer(current, text: text), holdUntilCommitted: holdUntilCommitted)
         } else {
-            channel.publish(current.json, rendering: rendering, holdUntilCommitted: holdUntilCommitted)
+            text.value.invalidateAll()
+            published = current
+            channel.publish(
+                current.json, renderer: TypedStateRenderer(current, text: text), holdUntilCommitted: holdUntilCommitted)
         }
-        published = current
+    }
+}
+
+/// Renders one published state of a typed view model. The member text it keeps is shared with the renderers of
+/// later versions: it always belongs to the newest, the only one the channel asks for text.
+@LoopActor
+private final class TypedStateRenderer<State: ViewModelState>: StateRenderer {
+    /// The member text of the newest published state.
+    final class Text {
+        var value = StateText<State>()
+    }
+
+    private let state: State
+    private let text: Text
+
+    init(_ state: State, text: Text) {
+        self.state = state
+        self.text = text
+    }
+
+    func json() -> JSONValue { state.json }
+
+    func serialize(version: Int, into buffer: inout [UInt8], keepingText: Bool) {
+        text.value.serialize(state, first: ("version", .int(version)), into: &buffer, keeping: keepingText)
     }
 }

@@ -17,12 +17,31 @@ struct ViewModelStateTests {
             #expect(old.json.objectValue?.keys == State.jsonMembers.map(\.key))
             for (newIndex, new) in states.enumerated() {
                 let changes = new.changedMembers(from: old)
-                let operations = JSONPatch.diff(changedMembers: changes) { new.json }
+                let operations = JSONPatch.diff(changedMembers: changes.map { ($0.key, $0.old, $0.new) }) { new.json }
                 let expected = JSONPatch.diff(from: old.json, to: new.json)
                 #expect(operations == expected, "\(State.self) \(oldIndex) → \(newIndex)")
                 #expect(changes.isEmpty == (old.json == new.json), "\(State.self) \(oldIndex) → \(newIndex)")
+
+                // The text kept for `old`, with the changed members forgotten, is the text of `new`.
+                var text = StateText<State>()
+                var bytes: [UInt8] = []
+                text.serialize(old, first: ("version", 1), into: &bytes, keeping: true)
+                #expect(bytes == versioned(old, 1))
+                for change in changes { text.invalidate(change.index) }
+                for (version, keeping) in [(2, true), (3, true), (4, false), (5, true)] {
+                    bytes = []
+                    text.serialize(new, first: ("version", .int(version)), into: &bytes, keeping: keeping)
+                    #expect(bytes == versioned(new, version), "\(State.self) \(oldIndex) → \(newIndex)")
+                }
             }
         }
+    }
+
+    /// The JSON text of `state` with `version` first.
+    func versioned<State: ViewModelState>(_ state: State, _ version: Int) -> [UInt8] {
+        var object: JSONObject = ["version": .int(version)]
+        for member in state.json.objectValue ?? [:] { object[member.key] = member.value }
+        return JSONValue.object(object).serializedBytes
     }
 
     func photos(_ range: Range<Int>, metadata: Bool = false) -> [PhotoCell] {

@@ -22,13 +22,70 @@ extension ViewModelState {
         return .object(object)
     }
 
-    /// The members whose part differs between `old` and this state, with both JSON values, in member order.
-    public func changedMembers(from old: Self) -> [(key: String, old: JSONValue, new: JSONValue)] {
-        var changes: [(key: String, old: JSONValue, new: JSONValue)] = []
-        for member in Self.jsonMembers where member.differs(old, self) {
-            changes.append((member.key, member.json(old), member.json(self)))
+    /// The members whose part differs between `old` and this state, with their position in ``jsonMembers`` and
+    /// both JSON values, in member order.
+    public func changedMembers(from old: Self) -> [(index: Int, key: String, old: JSONValue, new: JSONValue)] {
+        var changes: [(index: Int, key: String, old: JSONValue, new: JSONValue)] = []
+        for (index, member) in Self.jsonMembers.enumerated() where member.differs(old, self) {
+            changes.append((index, member.key, member.json(old), member.json(self)))
         }
         return changes
+    }
+}
+
+/// The JSON text of a state, member by member, kept between versions: a member a change did not touch is copied
+/// instead of built and serialised again.
+///
+/// Worth its memory only while the text is read at every version (a view model with open streams answers each
+/// command with its state); otherwise it is dropped (``serialize(_:first:into:keeping:)`` with `keeping: false`).
+public struct StateText<State: ViewModelState>: Sendable {
+    /// Each member's value as JSON text, when kept.
+    private var members: [[UInt8]?] = []
+
+    /// Creates an empty cache.
+    public init() {}
+
+    /// Forgets the text of the member at `index` in ``ViewModelState/jsonMembers`` (its part changed).
+    public mutating func invalidate(_ index: Int) {
+        if index < members.count { members[index] = nil }
+    }
+
+    /// Forgets everything (the state was replaced by one not compared member by member).
+    public mutating func invalidateAll() {
+        members = []
+    }
+
+    /// Appends `state` as a JSON object with `first` as its first member (a channel's `version`), using and keeping
+    /// the members' text when `keeping`, dropping it otherwise.
+    public mutating func serialize(
+        _ state: State, first: (key: String, value: JSONValue), into buffer: inout [UInt8], keeping: Bool
+    ) {
+        let stateMembers = State.jsonMembers
+        if keeping, members.count != stateMembers.count {
+            members = Array(repeating: nil, count: stateMembers.count)
+        } else if !keeping, !members.isEmpty {
+            members = []
+        }
+        buffer.append(UInt8(ascii: "{"))
+        JSONValue.string(first.key).serialize(into: &buffer)
+        buffer.append(UInt8(ascii: ":"))
+        first.value.serialize(into: &buffer)
+        for (index, member) in stateMembers.enumerated() where member.key != first.key {
+            buffer.append(UInt8(ascii: ","))
+            buffer.append(contentsOf: member.keyText)
+            guard keeping else {
+                member.json(state).serialize(into: &buffer)
+                continue
+            }
+            if let text = members[index] {
+                buffer.append(contentsOf: text)
+            } else {
+                let start = buffer.count
+                member.json(state).serialize(into: &buffer)
+                members[index] = Array(buffer[start...])
+            }
+        }
+        buffer.append(UInt8(ascii: "}"))
     }
 }
 
@@ -41,6 +98,8 @@ public struct StateMember<State>: Sendable {
     let json: @Sendable (State) -> JSONValue
     /// Whether the member's part differs between two states.
     let differs: @Sendable (State, State) -> Bool
+    /// `"key":` as JSON text.
+    let keyText: [UInt8]
 
     /// A member showing `part` of the state as `json`; two states show the same member when their parts are equal.
     public init<Part: Equatable & Sendable>(
@@ -50,5 +109,6 @@ public struct StateMember<State>: Sendable {
         self.key = key
         self.json = { json(part($0)) }
         differs = { part($0) != part($1) }
+        keyText = JSONValue.string(key).serializedBytes + [UInt8(ascii: ":")]
     }
 }
