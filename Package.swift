@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "Services", dependencies: ["EventLoop", "JSON"]),
         // The live services over curl.
         .target(name: "Upstreams", dependencies: ["EventLoop", "HTTPClient", "JSON", "Services"]),
-        .target(name: "ViewModels", dependencies: ["EventLoop", "JSON", "Services"]),
+        .target(name: "ViewModels", dependencies: ["EventLoop", "JSON", "JSONPatch", "Services"]),
         .target(name: "Sessions", dependencies: ["EventLoop", "EventStreams", "JSON", "JSONPatch", "ViewModels"]),
         .target(name: "FakeUpstream", dependencies: ["EventLoop", "HTTPServer", "JSON"]),
 

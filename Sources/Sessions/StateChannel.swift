@@ -2,6 +2,7 @@ import EventLoop
 import EventStreams
 import JSON
 import JSONPatch
+import ViewModels
 
 /// A version published but held back until the journal has it.
 public struct HeldVersion: Sendable {
@@ -21,18 +22,6 @@ public enum StreamFormat: Sendable, Equatable {
     case patches
     /// Every change as a full snapshot (`?format=snapshot`).
     case snapshots
-}
-
-/// Builds the state of a channel's latest version when the channel needs it: its JSON text for `GET`, a
-/// command's answer and snapshot events, its JSON tree for a held version and the session resource.
-@LoopActor
-public protocol StateRenderer: AnyObject {
-    /// The state, without `version`.
-    func json() -> JSONValue
-    /// Appends the state's JSON text with `version` as its first member.
-    /// - Parameter keepingText: the state is read at every version (the view model has open streams): the
-    ///   renderer may keep text between versions to serialise less; when false it should keep none.
-    func serialize(version: Int, into buffer: inout [UInt8], keepingText: Bool)
 }
 
 /// A state held as a JSON tree: a journal's, before the view model first publishes, and a channel fed trees.

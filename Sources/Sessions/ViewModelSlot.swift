@@ -1,6 +1,5 @@
 import EventLoop
 import JSON
-import JSONPatch
 import ViewModels
 
 /// One hosted view model of a session with its state channel.
@@ -20,8 +19,10 @@ public final class ViewModelSlot {
 
     /// Asked before each publish whether the new version waits for the journal (set by the session).
     var holdsVersions: (@LoopActor () -> Bool)?
-    /// Publishes the model's typed state to the channel.
-    private let publisher: any StatePublishing
+    /// Follows the model's typed state between versions.
+    private let tracker: StateTracker
+    /// Whether the channel's latest version is the journal's JSON rather than a state `tracker` published.
+    private var startsFromJournal: Bool
 
     private var commandDepth = 0
     private var changedDuringCommand = false
@@ -36,15 +37,16 @@ public final class ViewModelSlot {
         name = registration.name
         self.model = model
         self.registration = registration
+        tracker = model.makeStateTracker()
         if let state {
             // The journal's state: the first publish diffs the model's against it (``publishIfChanged()``).
             channel = StateChannel(name: name, initial: state, version: version, replay: replay)
-            publisher = TypedStatePublisher(model, published: nil)
+            startsFromJournal = true
         } else {
-            let typed = TypedStatePublisher(model, published: model.state)
             channel = StateChannel(
-                name: name, initial: model.stateJSON, renderer: typed.renderer(), version: version, replay: replay)
-            publisher = typed
+                name: name, initial: model.stateJSON, renderer: tracker.currentRenderer(), version: version,
+                replay: replay)
+            startsFromJournal = false
         }
         model.onChange = { [weak self] _ in self?.changed() }
     }
@@ -118,79 +120,13 @@ public final class ViewModelSlot {
     }
 
     private func publish() {
-        publisher.publish(to: channel, holdUntilCommitted: holdsVersions?() ?? false)
-    }
-}
-
-/// Publishes a view model's state to its channel: the slot's link to the model's typed state.
-@LoopActor
-private protocol StatePublishing {
-    func publish(to channel: StateChannel, holdUntilCommitted: Bool)
-}
-
-/// Keeps the state last published (a typed value sharing its storage with the model's) and diffs the model's
-/// current state against it member by member: only the members a change touched are built as JSON.
-@LoopActor
-private final class TypedStatePublisher<Model: HostedViewModel>: StatePublishing {
-    // NB: the slot owns both the model and this publisher.
-    unowned let model: Model
-    /// The state of the channel's latest version; nil while that is the journal's JSON (before the first
-    /// publish of a restored model).
-    private var published: Model.State?
-    /// The member text of `published`, kept while the channel has streams.
-    private let text = TypedStateRenderer<Model.State>.Text()
-
-    init(_ model: Model, published: Model.State?) {
-        self.model = model
-        self.published = published
-    }
-
-    /// The renderer of the latest version.
-    func renderer() -> TypedStateRenderer<Model.State> {
-        TypedStateRenderer(published ?? model.state, text: text)
-    }
-
-    func publish(to channel: StateChannel, holdUntilCommitted: Bool) {
-        let current = model.state
-        if let published {
-            let changes = current.changedMembers(from: published)
-            guard !changes.isEmpty else { return }
-            let operations = JSONPatch.diff(changedMembers: changes.map { ($0.key, $0.old, $0.new) }) { current.json }
-            // NB: parts that differ but show the same JSON are no version (and no new renderer).
-            guard !operations.isEmpty else { return }
-            for change in changes { text.value.invalidate(change.index) }
-            self.published = current
-            channel.publish(
-                operations, renderer: TypedStateRenderer(current, text: text), holdUntilCommitted: holdUntilCommitted)
-        } else {
-            text.value.invalidateAll()
-            published = current
-            channel.publish(
-                current.json, renderer: TypedStateRenderer(current, text: text), holdUntilCommitted: holdUntilCommitted)
+        let hold = holdsVersions?() ?? false
+        if startsFromJournal {
+            startsFromJournal = false
+            let (json, renderer) = tracker.restart()
+            channel.publish(json, renderer: renderer, holdUntilCommitted: hold)
+        } else if let (operations, renderer) = tracker.nextChange() {
+            channel.publish(operations, renderer: renderer, holdUntilCommitted: hold)
         }
-    }
-}
-
-/// Renders one published state of a typed view model. The member text it keeps is shared with the renderers of
-/// later versions: it always belongs to the newest, the only one the channel asks for text.
-@LoopActor
-private final class TypedStateRenderer<State: ViewModelState>: StateRenderer {
-    /// The member text of the newest published state.
-    final class Text {
-        var value = StateText<State>()
-    }
-
-    private let state: State
-    private let text: Text
-
-    init(_ state: State, text: Text) {
-        self.state = state
-        self.text = text
-    }
-
-    func json() -> JSONValue { state.json }
-
-    func serialize(version: Int, into buffer: inout [UInt8], keepingText: Bool) {
-        text.value.serialize(state, first: ("version", .int(version)), into: &buffer, keeping: keepingText)
     }
 }

@@ -27,6 +27,10 @@ public protocol HostedViewModel: AnyObject, SendableMetatype {
     /// Whether work is in flight (a load, a pending debounce).
     var isBusy: Bool { get }
 
+    /// A tracker of the state for a host (given by an extension; a requirement so that each view model's
+    /// conformance carries one specialised for its state type).
+    func makeStateTracker() -> StateTracker
+
     /// Everything needed to continue this view model elsewhere: its whole state (more than ``stateJSON``
     /// shows) and what was in flight, as JSON the journal stores.
     func snapshot() -> JSONValue
