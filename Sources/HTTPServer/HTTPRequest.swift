@@ -41,6 +41,11 @@ public final class HTTPRequest {
 
     /// The value of a request header (case-insensitive), or nil.
     public func header(_ name: String) -> String? {
+        Self.header(name, of: raw)
+    }
+
+    /// NB: `nonisolated`, so the closure given to `withCString` does not check its executor on every call.
+    nonisolated private static func header(_ name: String, of raw: OpaquePointer) -> String? {
         guard let headers = evhttp_request_get_input_headers(raw),
             let value = name.withCString({ evhttp_find_header(headers, $0) })
         else {

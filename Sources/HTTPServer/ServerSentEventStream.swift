@@ -51,8 +51,8 @@ public final class ServerSentEventStream: EventSink {
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
         guard let pending = admittedPendingBytes() else { return false }
-        guard encoder != nil else { return bytes.withUnsafeBytes { enqueue($0, pending: pending) } }
-        return enqueue(bytes.withUnsafeBytes { GzipSegment(compressing: $0) }, pending: pending)
+        guard encoder != nil else { return enqueue(bytes, pending: pending) }
+        return enqueue(Self.compress(bytes), pending: pending)
     }
 
     /// Writes bytes shared by many streams; a gzip stream writes their segment, compressed once for all.
@@ -60,7 +60,7 @@ public final class ServerSentEventStream: EventSink {
     @discardableResult
     public func send(_ chunk: ServerSentEventChunk) -> Bool {
         guard let pending = admittedPendingBytes() else { return false }
-        guard encoder != nil else { return chunk.bytes.withUnsafeBytes { enqueue($0, pending: pending) } }
+        guard encoder != nil else { return enqueue(chunk.bytes, pending: pending) }
         return enqueue(chunk.gzipSegment, pending: pending)
     }
 
@@ -83,25 +83,31 @@ public final class ServerSentEventStream: EventSink {
         self.encoder = encoder
         let scratch = server.scratchBuffer
         let count = header.count + segment.deflated.count
-        let framed = beginChunk(scratch, size: count)
+        let framed = Self.beginChunk(scratch, size: count, of: raw)
         // NB: straight into the scratch buffer: the shared segment is never copied per subscriber.
-        header.withUnsafeBytes { _ = evbuffer_add(scratch, $0.baseAddress, $0.count) }
-        segment.deflated.withUnsafeBytes { _ = evbuffer_add(scratch, $0.baseAddress, $0.count) }
+        ResponseWriter.append(header, to: scratch)
+        ResponseWriter.append(segment.deflated, to: scratch)
         return flush(scratch, adding: count, pending: pending, framed: framed)
     }
 
     /// Queues bytes as they go on the wire.
-    private func enqueue(_ bytes: UnsafeRawBufferPointer, pending: Int) -> Bool {
+    private func enqueue(_ bytes: [UInt8], pending: Int) -> Bool {
         guard let server else { return false }
         let scratch = server.scratchBuffer
-        let framed = beginChunk(scratch, size: bytes.count)
-        evbuffer_add(scratch, bytes.baseAddress, bytes.count)
+        let framed = Self.beginChunk(scratch, size: bytes.count, of: raw)
+        ResponseWriter.append(bytes, to: scratch)
         return flush(scratch, adding: bytes.count, pending: pending, framed: framed)
+    }
+
+    /// `bytes` as a gzip segment of their own.
+    private static func compress(_ bytes: [UInt8]) -> GzipSegment {
+        bytes.withUnsafeBytes { GzipSegment(compressing: $0) }
     }
 
     /// Writes the size line of a chunk of `size` bytes into `scratch` when the reply is chunked (HTTP/1.1),
     /// instead of evhttp's printf; returns whether it did. An empty chunk would end the reply: it is not framed.
-    private func beginChunk(_ scratch: OpaquePointer, size: Int) -> Bool {
+    /// NB: `nonisolated`: the closure inside would otherwise check its executor on every call.
+    nonisolated private static func beginChunk(_ scratch: OpaquePointer, size: Int, of raw: OpaquePointer) -> Bool {
         guard size > 0, vmh_evhttp_request_is_chunked(raw) != 0 else { return false }
         // Up to 16 hex digits and CRLF, written from the end.
         var line: (UInt64, UInt64, UInt64) = (0, 0, 0)
@@ -160,7 +166,7 @@ public final class ServerSentEventStream: EventSink {
         if var encoder, let server {
             let trailer = encoder.finish()
             self.encoder = encoder
-            trailer.withUnsafeBytes { _ = evbuffer_add(server.scratchBuffer, $0.baseAddress, $0.count) }
+            ResponseWriter.append(trailer, to: server.scratchBuffer)
             evhttp_send_reply_chunk(raw, server.scratchBuffer)
         }
         isOpen = false

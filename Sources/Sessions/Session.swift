@@ -115,7 +115,9 @@ public final class Session {
 
     /// The view model named `name`, if the session hosts one.
     public func slot(_ name: String) -> ViewModelSlot? {
-        slots.first { $0.name == name }
+        // NB: a loop, not `first(where:)`: a closure here would check its executor on every call.
+        for slot in slots where slot.name == name { return slot }
+        return nil
     }
 
     /// Every channel of the session.
