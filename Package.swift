@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "EventLoop", dependencies: ["CLibevent"]),
         // SSE framing, gzip segments, the sink a stream writes to and the slow-reader state machine: what
         // state channels (Sessions) and the HTTP server (HTTPServer) share without knowing each other.
-        .target(name: "EventStreams", dependencies: ["CZlib", "EventLoop"]),
+        .target(name: "EventStreams", dependencies: ["CZlib", "EventLoop", "JSON"]),
         .target(
             name: "HTTPServer",
             dependencies: [

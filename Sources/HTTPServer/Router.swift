@@ -14,6 +14,17 @@ public struct Router: Sendable {
         var pattern: String
         var segments: [Segment]
         var handlers: [HTTPMethod: HTTPHandler]
+
+        /// Whether `values` (as many as `segments`) match: equal literals, non-empty parameters.
+        func matches(_ values: [String]) -> Bool {
+            for (segment, value) in zip(segments, values) {
+                switch segment {
+                case .literal(let literal): if literal != value { return false }
+                case .parameter: if value.isEmpty { return false }
+                }
+            }
+            return true
+        }
     }
 
     enum Segment: Sendable, Equatable {
@@ -53,19 +64,13 @@ public struct Router: Sendable {
 
     /// Finds the handler for a decoded path split into segments.
     public func match(method: HTTPMethod, segments: [String]) -> Match {
-        for route in routes where route.segments.count == segments.count {
+        for route in routes where route.segments.count == segments.count && route.matches(segments) {
+            // NB: parameters are collected only for the route that matches, not for every candidate (a dictionary
+            // per candidate route was most of the routing cost of a command).
             var parameters: [String: String] = [:]
-            var matches = true
             for (segment, value) in zip(route.segments, segments) {
-                switch segment {
-                case .literal(let literal):
-                    if literal != value { matches = false }
-                case .parameter(let name):
-                    if value.isEmpty { matches = false } else { parameters[name] = value }
-                }
-                if !matches { break }
+                if case .parameter(let name) = segment { parameters[name] = value }
             }
-            guard matches else { continue }
             if let handler = route.handlers[method] ?? (method == .head ? route.handlers[.get] : nil) {
                 return .found(handler: handler, pattern: route.pattern, parameters: parameters)
             }

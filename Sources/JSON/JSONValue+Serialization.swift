@@ -5,9 +5,9 @@ extension JSONValue {
     public func serialize(into buffer: inout [UInt8]) {
         switch self {
         case .null:
-            buffer.append(contentsOf: "null".utf8)
+            buffer.append("null")
         case .bool(let value):
-            buffer.append(contentsOf: value ? "true".utf8 : "false".utf8)
+            buffer.append(value ? "true" : "false")
         case .int(let value):
             JSONWriter.writeInteger(value, into: &buffer)
         case .double(let value):

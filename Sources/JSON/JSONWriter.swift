@@ -20,7 +20,7 @@ enum JSONWriter {
     /// Appends `value` as its shortest round-trip decimal form, or `null` when it is not finite.
     static func writeDouble(_ value: Double, into buffer: inout [UInt8]) {
         guard value.isFinite else {
-            buffer.append(contentsOf: "null".utf8)
+            buffer.append("null")
             return
         }
         // Swift's description is the shortest representation that round-trips, and is valid JSON for finite
@@ -69,16 +69,16 @@ enum JSONWriter {
                 buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
             }
             switch byte {
-            case UInt8(ascii: "\""): buffer.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): buffer.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: buffer.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: buffer.append(contentsOf: #"\r"#.utf8)
-            case 0x09: buffer.append(contentsOf: #"\t"#.utf8)
-            case 0x08: buffer.append(contentsOf: #"\b"#.utf8)
-            case 0x0C: buffer.append(contentsOf: #"\f"#.utf8)
+            case UInt8(ascii: "\""): buffer.append(#"\""#)
+            case UInt8(ascii: "\\"): buffer.append(#"\\"#)
+            case 0x0A: buffer.append(#"\n"#)
+            case 0x0D: buffer.append(#"\r"#)
+            case 0x09: buffer.append(#"\t"#)
+            case 0x08: buffer.append(#"\b"#)
+            case 0x0C: buffer.append(#"\f"#)
             case 0xE2: buffer.append(contentsOf: utf8[position + 2] == 0xA8 ? #"\u2028"#.utf8 : #"\u2029"#.utf8)
             default:
-                buffer.append(contentsOf: #"\u00"#.utf8)
+                buffer.append(#"\u00"#)
                 buffer.append(hexDigit(byte >> 4))
                 buffer.append(hexDigit(byte & 0x0F))
             }

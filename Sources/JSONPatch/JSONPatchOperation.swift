@@ -16,7 +16,10 @@ public enum JSONPatchOperation: Sendable, Hashable {
     case test(path: JSONPointer, value: JSONValue)
 
     /// The `op` member: `add`, `remove`, `replace`, `move`, `copy` or `test`.
-    public var name: String {
+    public var name: String { staticName.description }
+
+    /// ``name`` as a literal (written into patches without a copy).
+    var staticName: StaticString {
         switch self {
         case .add: "add"
         case .remove: "remove"
@@ -80,17 +83,17 @@ public enum JSONPatchOperation: Sendable, Hashable {
 
     /// Appends the compact JSON text of ``json`` without building it.
     public func serialize(into buffer: inout [UInt8]) {
-        buffer.append(contentsOf: #"{"op":""#.utf8)
-        buffer.append(contentsOf: name.utf8)
+        buffer.append(#"{"op":""#)
+        buffer.append(staticName)
         buffer.append(UInt8(ascii: "\""))
         if let from {
-            buffer.append(contentsOf: #","from":"#.utf8)
+            buffer.append(#","from":"#)
             from.serializeAsJSONString(into: &buffer)
         }
-        buffer.append(contentsOf: #","path":"#.utf8)
+        buffer.append(#","path":"#)
         path.serializeAsJSONString(into: &buffer)
         if let value {
-            buffer.append(contentsOf: #","value":"#.utf8)
+            buffer.append(#","value":"#)
             value.serialize(into: &buffer)
         }
         buffer.append(UInt8(ascii: "}"))

@@ -108,7 +108,7 @@ extension JSONPointer {
         buffer.append(UInt8(ascii: "\""))
         for token in tokens {
             buffer.append(UInt8(ascii: "/"))
-            buffer.append(contentsOf: token.utf8)
+            buffer.append(utf8: token)
         }
         buffer.append(UInt8(ascii: "\""))
     }

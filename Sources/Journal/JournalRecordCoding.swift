@@ -16,11 +16,11 @@ enum JournalRecordCoding {
     static func entry(version: Int, stateBytes: [UInt8], snapshot: JSONValue) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(stateBytes.count * 2 + 48)
-        bytes.append(contentsOf: #"{"version":"#.utf8)
+        bytes.append(#"{"version":"#)
         bytes.append(contentsOf: String(version).utf8)
-        bytes.append(contentsOf: #","state":"#.utf8)
+        bytes.append(#","state":"#)
         bytes.append(contentsOf: stateBytes)
-        bytes.append(contentsOf: #","snapshot":"#.utf8)
+        bytes.append(#","snapshot":"#)
         snapshot.serialize(into: &bytes)
         bytes.append(UInt8(ascii: "}"))
         return bytes

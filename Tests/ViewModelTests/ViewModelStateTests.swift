@@ -17,17 +17,17 @@ struct ViewModelStateTests {
             #expect(old.json.objectValue?.keys == State.jsonMembers.map(\.key))
             for (newIndex, new) in states.enumerated() {
                 let changes = new.changedMembers(from: old)
-                let operations = JSONPatch.diff(changedMembers: changes.map { ($0.key, $0.old, $0.new) }) { new.json }
+                let operations = JSONPatch.diff(changedMembers: changes.members) { new.json }
                 let expected = JSONPatch.diff(from: old.json, to: new.json)
                 #expect(operations == expected, "\(State.self) \(oldIndex) → \(newIndex)")
-                #expect(changes.isEmpty == (old.json == new.json), "\(State.self) \(oldIndex) → \(newIndex)")
+                #expect(changes.indexes.isEmpty == (old.json == new.json), "\(State.self) \(oldIndex) → \(newIndex)")
 
                 // The text kept for `old`, with the changed members forgotten, is the text of `new`.
                 var text = StateText<State>()
                 var bytes: [UInt8] = []
                 text.serialize(old, first: ("version", 1), into: &bytes, keeping: true)
                 #expect(bytes == versioned(old, 1))
-                for change in changes { text.invalidate(change.index) }
+                for index in changes.indexes { text.invalidate(index) }
                 for (version, keeping) in [(2, true), (3, true), (4, false), (5, true)] {
                     bytes = []
                     text.serialize(new, first: ("version", .int(version)), into: &bytes, keeping: keeping)
@@ -121,6 +121,7 @@ struct ViewModelStateTests {
     /// not ASCII, combining marks after a space, CR LF and prepended marks (which join the next character).
     @Test func trimmingOnBytesAgreesWithTrimmingCharacters() {
         let pieces = [
+            "\r", "b\r\nc",
             " ", "\t", "\n", "\r\n", "\u{0B}", "a", "Z", "7", "é", "e\u{301}", "\u{301}", "\u{A0}", "\u{3000}",
             "\u{600}", "🐱", "\u{85}",
         ]
@@ -134,6 +135,7 @@ struct ViewModelStateTests {
             while let first = slice.first, first.isWhitespace { slice = slice.dropFirst() }
             while let last = slice.last, last.isWhitespace { slice = slice.dropLast() }
             #expect(SearchState.trim(text) == String(slice), "\(Array(text.unicodeScalars))")
+            #expect(SearchState.trimmedCount(text) == slice.count, "\(Array(text.unicodeScalars))")
             if let fast = SearchState.trimASCIIEdges(text) {
                 answered += 1
                 #expect(fast == String(slice), "\(Array(text.unicodeScalars))")

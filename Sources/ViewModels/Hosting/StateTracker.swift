@@ -50,13 +50,11 @@ extension HostedViewModel {
             nextChange: { [unowned self] in
                 let current = state
                 let changes = current.changedMembers(from: tracked.published)
-                guard !changes.isEmpty else { return nil }
-                let operations = JSONPatch.diff(changedMembers: changes.map { ($0.key, $0.old, $0.new) }) {
-                    current.json
-                }
+                guard !changes.indexes.isEmpty else { return nil }
+                let operations = JSONPatch.diff(changedMembers: changes.members) { current.json }
                 // NB: parts that differ but show the same JSON are no version.
                 guard !operations.isEmpty else { return nil }
-                for change in changes { tracked.text.invalidate(change.index) }
+                for index in changes.indexes { tracked.text.invalidate(index) }
                 tracked.published = current
                 return (operations, tracked.renderer())
             },

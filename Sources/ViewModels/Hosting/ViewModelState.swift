@@ -22,14 +22,18 @@ extension ViewModelState {
         return .object(object)
     }
 
-    /// The members whose part differs between `old` and this state, with their position in ``jsonMembers`` and
-    /// both JSON values, in member order.
-    public func changedMembers(from old: Self) -> [(index: Int, key: String, old: JSONValue, new: JSONValue)] {
-        var changes: [(index: Int, key: String, old: JSONValue, new: JSONValue)] = []
+    /// The members whose part differs between `old` and this state, in member order: their positions in
+    /// ``jsonMembers``, and their keys with both JSON values (what ``JSONPatch/diff(changedMembers:whole:)`` takes).
+    public func changedMembers(
+        from old: Self
+    ) -> (indexes: [Int], members: [(key: String, old: JSONValue, new: JSONValue)]) {
+        var indexes: [Int] = []
+        var members: [(key: String, old: JSONValue, new: JSONValue)] = []
         for (index, member) in Self.jsonMembers.enumerated() where member.differs(old, self) {
-            changes.append((index, member.key, member.json(old), member.json(self)))
+            indexes.append(index)
+            members.append((member.key, member.json(old), member.json(self)))
         }
-        return changes
+        return (indexes, members)
     }
 }
 

@@ -92,7 +92,7 @@ public struct SearchState: ViewModelState {
     public var trimmedText: String { Self.trim(searchText) }
 
     /// Search is enabled exactly when the trimmed text has more than 3 characters.
-    public var canSearch: Bool { trimmedText.count > 3 }
+    public var canSearch: Bool { Self.trimmedCount(searchText) > 3 }
 
     /// Whether a search (any page) is in flight.
     public var isSearching: Bool { results.isLoading }
@@ -121,6 +121,28 @@ public struct SearchState: ViewModelState {
         while let first = slice.first, first.isWhitespace { slice = slice.dropFirst() }
         while let last = slice.last, last.isWhitespace { slice = slice.dropLast() }
         return String(slice)
+    }
+
+    /// The number of characters of `trim(text)`: counted on the bytes for ASCII text (a CR LF pair is one
+    /// character), without building the trimmed text; `canSearch` is asked on every change of the state.
+    static func trimmedCount(_ text: String) -> Int {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        let counted: Int?? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            var start = 0
+            var end = bytes.count
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            var count = 0
+            var index = start
+            while index < end {
+                let byte = bytes[index]
+                guard byte < 0x80 else { return nil }
+                index += byte == 0x0D && index + 1 < end && bytes[index + 1] == 0x0A ? 2 : 1
+                count += 1
+            }
+            return count
+        }
+        return (counted ?? nil) ?? trim(text).count
     }
 
     /// `trim` on the bytes, when that is exact: the white space at both ends is ASCII and the text left starts and
