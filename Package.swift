@@ -79,9 +79,13 @@ let package = Package(
             // in EmbeddedResources.swift.
             exclude: ["Resources"]
         ),
+        // NB: release builds allocate with jemalloc: a Swift server allocates far more than C, and glibc's malloc
+        // and free were ~10% of the instructions per command (callgrind, docs/performance.md). Debug and
+        // sanitizer builds keep the system allocator, which the sanitizers replace.
         .executableTarget(
             name: "vmhost",
-            dependencies: ["VMHost", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["VMHost", .product(name: "Logging", package: "swift-log")],
+            linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux], configuration: .release))]
         ),
 
         // Fuzzing (scripts/fuzz): request targets, routing, JSON and every command body. A plain build is a

@@ -16,6 +16,20 @@ public enum ServerSentEventFrame {
         return bytes
     }
 
+    /// `id: ID\nevent: NAME\ndata: DATA\n\n` with a numeric id, written without formatting a string.
+    public static func event(_ event: StaticString, id: Int, data: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(data.count + event.utf8CodeUnitCount + 44)
+        bytes.append("id: ")
+        JSONValue.int(id).serialize(into: &bytes)
+        bytes.append("\nevent: ")
+        bytes.append(event)
+        bytes.append("\ndata: ")
+        bytes.append(contentsOf: data)
+        bytes.append("\n\n")
+        return bytes
+    }
+
     /// `retry: MS\n`, the reconnection delay sent once at the start of a stream.
     public static func retry(milliseconds: Int) -> [UInt8] {
         Array("retry: \(milliseconds)\n".utf8)

@@ -115,12 +115,16 @@ extension JSONPointer {
 
     /// ASCII without controls, `"`, `\\`, `~` and `/`.
     private static func isPlain(_ token: String) -> Bool {
-        for byte in token.utf8
-        where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-            || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "/")
-        {
-            return false
+        // NB: on the contiguous bytes; iterating `String.UTF8View` costs several times more per byte.
+        var token = token
+        return token.withUTF8 { bytes in
+            for byte in bytes
+            where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "/")
+            {
+                return false
+            }
+            return true
         }
-        return true
     }
 }

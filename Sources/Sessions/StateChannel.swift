@@ -225,7 +225,7 @@ public final class StateChannel {
         cachedSnapshotEvent = nil
         remember(version: newVersion, patch: patch)
         guard !observers.isEmpty else { return }
-        let event = ServerSentEventChunk(ServerSentEventFrame.event("patch", id: "\(newVersion)", data: patch))
+        let event = ServerSentEventChunk(ServerSentEventFrame.event("patch", id: newVersion, data: patch))
         for observer in observers.values {
             observer.channel(self, published: newVersion, patch: patch, patchEvent: event)
         }
@@ -277,7 +277,7 @@ public final class StateChannel {
     /// The current state as a framed `snapshot` event, built at most once per version.
     var snapshotEvent: ServerSentEventChunk {
         if let cachedSnapshotEvent { return cachedSnapshotEvent }
-        let event = ServerSentEventChunk(ServerSentEventFrame.event("snapshot", id: "\(version)", data: stateBytes))
+        let event = ServerSentEventChunk(ServerSentEventFrame.event("snapshot", id: version, data: stateBytes))
         cachedSnapshotEvent = event
         return event
     }

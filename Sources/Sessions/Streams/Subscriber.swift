@@ -20,7 +20,7 @@ final class Subscriber: ChannelObserver {
         var first = ServerSentEventFrame.retry(milliseconds: channel.retryMilliseconds)
         if let lastEventID, format == .patches, let missed = channel.patches(after: lastEventID) {
             for (version, patch) in missed {
-                first.append(contentsOf: ServerSentEventFrame.event("patch", id: "\(version)", data: patch))
+                first.append(contentsOf: ServerSentEventFrame.event("patch", id: version, data: patch))
             }
         } else {
             first.append(contentsOf: channel.snapshotEvent.bytes)

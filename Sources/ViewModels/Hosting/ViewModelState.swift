@@ -115,4 +115,16 @@ public struct StateMember<State>: Sendable {
         differs = { part($0) != part($1) }
         keyText = JSONValue.string(key).serializedBytes + [UInt8(ascii: ":")]
     }
+
+    /// A member that `differs` compares in place (a large part, which `init(_:_:json:)` would copy twice per
+    /// comparison) and `json` shows.
+    public init(
+        _ key: String, differs: @escaping @Sendable (State, State) -> Bool,
+        json: @escaping @Sendable (State) -> JSONValue
+    ) {
+        self.key = key
+        self.json = json
+        self.differs = differs
+        keyText = JSONValue.string(key).serializedBytes + [UInt8(ascii: ":")]
+    }
 }

@@ -34,8 +34,9 @@ public struct PhotoState: ViewModelState {
     /// The API's PhotoState (without `version`, which the state channel adds).
     public static let jsonMembers: [StateMember<PhotoState>] = [
         StateMember("photoId", { $0.photoId }, json: { $0.map { .string($0) } ?? .null }),
-        StateMember("detail", { $0.detail }, json: { $0.json(\.json) }),
-        StateMember("comments", { $0.comments }, json: { $0.json { .array($0.map(\.json)) } }),
+        StateMember("detail", differs: { $0.detail != $1.detail }, json: { $0.detail.json(\.json) }),
+        StateMember(
+            "comments", differs: { $0.comments != $1.comments }, json: { $0.comments.json { .array($0.map(\.json)) } }),
         StateMember("lastError", { $0.lastError }, json: { $0?.json ?? .null }),
     ]
 }

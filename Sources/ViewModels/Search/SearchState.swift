@@ -109,9 +109,11 @@ public struct SearchState: ViewModelState {
         StateMember("searchText", { $0.searchText }, json: { .string($0) }),
         StateMember("canSearch", { $0.canSearch }, json: { .bool($0) }),
         StateMember("isSearching", { $0.isSearching }, json: { .bool($0) }),
-        StateMember("results", { $0.results }, json: { $0.json { $0.json } }),
+        StateMember("results", differs: { $0.results != $1.results }, json: { $0.results.json { $0.json } }),
         StateMember("canLoadMore", { $0.canLoadMore }, json: { .bool($0) }),
-        StateMember("recentSearches", { $0.recentSearches }, json: { .array($0.map(\.json)) }),
+        StateMember(
+            "recentSearches", differs: { $0.recentSearches != $1.recentSearches },
+            json: { .array($0.recentSearches.map(\.json)) }),
         StateMember("lastError", { $0.lastError }, json: { $0?.json ?? .null }),
     ]
 
