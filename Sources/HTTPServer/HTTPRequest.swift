@@ -10,7 +10,7 @@ public final class HTTPRequest {
     /// The path as received (without query).
     public let path: String
     /// Path parameters captured by the route pattern (`:id` → `parameters["id"]`).
-    public internal(set) var parameters: [String: String] = [:]
+    public internal(set) var parameters = PathParameters()
     /// The id of this request in logs and the `X-Request-ID` response header.
     public let requestID: String
     /// The route pattern that matched (or `unmatched`); the metrics label.

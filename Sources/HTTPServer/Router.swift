@@ -34,7 +34,7 @@ public struct Router: Sendable {
 
     /// The result of matching a request.
     public enum Match {
-        case found(handler: HTTPHandler, pattern: String, parameters: [String: String])
+        case found(handler: HTTPHandler, pattern: String, parameters: PathParameters)
         case methodNotAllowed(pattern: String, allowed: [HTTPMethod])
         case notFound
     }
@@ -67,9 +67,9 @@ public struct Router: Sendable {
         for route in routes where route.segments.count == segments.count && route.matches(segments) {
             // NB: parameters are collected only for the route that matches, not for every candidate (a dictionary
             // per candidate route was most of the routing cost of a command).
-            var parameters: [String: String] = [:]
+            var parameters = PathParameters()
             for (segment, value) in zip(route.segments, segments) {
-                if case .parameter(let name) = segment { parameters[name] = value }
+                if case .parameter(let name) = segment { parameters.append(name, value) }
             }
             if let handler = route.handlers[method] ?? (method == .head ? route.handlers[.get] : nil) {
                 return .found(handler: handler, pattern: route.pattern, parameters: parameters)

@@ -22,7 +22,8 @@ final class VMHostMetrics: Sendable {
         var status: Int
     }
 
-    private let requestCounters = Mutex<[RequestKey: CoreMetrics.Counter]>([:])
+    /// Each request kind's counter with its route's timer: one lookup per request.
+    private let requestMetrics = Mutex<[RequestKey: (counter: CoreMetrics.Counter, timer: CoreMetrics.Timer)]>([:])
     private let requestTimers = Mutex<[String: CoreMetrics.Timer]>([:])
     private let upstreamCounters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let upstreamTimers = Mutex<[String: CoreMetrics.Timer]>([:])
@@ -104,8 +105,8 @@ final class VMHostMetrics: Sendable {
     func record(_ record: HTTPRequestRecord) {
         // NB: a struct key, not an interpolated string: this runs on every request.
         let key = RequestKey(route: record.route, method: record.method, status: record.status)
-        let counter = requestCounters.withLock { counters in
-            if let counter = counters[key] { return counter }
+        let metrics = requestMetrics.withLock { metrics in
+            if let known = metrics[key] { return known }
             let counter = CoreMetrics.Counter(
                 label: "vmhost_http_requests_total",
                 dimensions: [
@@ -113,18 +114,19 @@ final class VMHostMetrics: Sendable {
                 ],
                 factory: factory
             )
-            counters[key] = counter
-            return counter
+            let timer = requestTimers.withLock { timers in
+                if let timer = timers[record.route] { return timer }
+                let timer = CoreMetrics.Timer(
+                    label: "vmhost_http_request_duration_seconds", dimensions: [("route", record.route)],
+                    factory: factory)
+                timers[record.route] = timer
+                return timer
+            }
+            metrics[key] = (counter, timer)
+            return (counter, timer)
         }
-        counter.increment()
-        let timer = requestTimers.withLock { timers in
-            if let timer = timers[record.route] { return timer }
-            let timer = CoreMetrics.Timer(
-                label: "vmhost_http_request_duration_seconds", dimensions: [("route", record.route)], factory: factory)
-            timers[record.route] = timer
-            return timer
-        }
-        timer.recordNanoseconds(Self.nanoseconds(record.duration))
+        metrics.counter.increment()
+        metrics.timer.recordNanoseconds(Self.nanoseconds(record.duration))
     }
 
     var upstreamRecorder: UpstreamRecorder {

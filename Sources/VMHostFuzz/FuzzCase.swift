@@ -168,7 +168,7 @@ struct FuzzCase {
         return result
     }
 
-    private static func checkParameters(pattern: String, parameters: [String: String], segments: [String]) {
+    private static func checkParameters(pattern: String, parameters: PathParameters, segments: [String]) {
         let parts = pattern.split(separator: "/")
         check(parts.count == segments.count, "pattern \(pattern) matched \(segments)")
         var names: Set<String> = []
@@ -183,7 +183,7 @@ struct FuzzCase {
                 check(part == segment, "literal \(part) matched \(segment.debugDescription)")
             }
         }
-        check(Set(parameters.keys) == names, "parameters \(parameters.keys.sorted()) for \(pattern)")
+        check(Set(parameters.names) == names, "parameters \(parameters.names.sorted()) for \(pattern)")
     }
 
     /// Decodes what the handler of `pattern` decodes, with the same functions.
