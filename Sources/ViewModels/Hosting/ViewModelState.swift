@@ -59,8 +59,8 @@ public struct StateText<State: ViewModelState>: Sendable {
         members = []
     }
 
-    /// Appends `state` as a JSON object with `first` as its first member (a channel's `version`), using and keeping
-    /// the members' text when `keeping`, dropping it otherwise.
+    /// Appends `state` as a JSON object with `first` as its first member (a channel's `version`, which is none of
+    /// the state's members), using and keeping the members' text when `keeping`, dropping it otherwise.
     public mutating func serialize(
         _ state: State, first: (key: String, value: JSONValue), into buffer: inout [UInt8], keeping: Bool
     ) {
@@ -74,7 +74,7 @@ public struct StateText<State: ViewModelState>: Sendable {
         JSONValue.string(first.key).serialize(into: &buffer)
         buffer.append(UInt8(ascii: ":"))
         first.value.serialize(into: &buffer)
-        for (index, member) in stateMembers.enumerated() where member.key != first.key {
+        for (index, member) in stateMembers.enumerated() {
             buffer.append(UInt8(ascii: ","))
             buffer.append(contentsOf: member.keyText)
             guard keeping else {
@@ -94,8 +94,9 @@ public struct StateText<State: ViewModelState>: Sendable {
 }
 
 /// One member of a ``ViewModelState``'s JSON object: its key, the part of the state it shows, and that part's
-/// JSON.
-public struct StateMember<State>: Sendable {
+/// JSON. A class: the members are walked on every change, and a reference is copied with one retain where a
+/// struct of closures would take four.
+public final class StateMember<State>: Sendable {
     /// The member's key.
     public let key: String
     /// The member's JSON in `state`.
