@@ -29,7 +29,8 @@ public struct SlowReaderStateMachine: Sendable {
 
     /// A part changed: whether to write the change.
     public func changed(_ part: String) -> ChangeAction {
-        isEnded || stale.contains(part) ? .drop : .write
+        // NB: the empty set first: hashing the part's name on every delivery cost more than the rest of this.
+        isEnded || (!stale.isEmpty && stale.contains(part)) ? .drop : .write
     }
 
     /// The sink refused a write of `part`: its changes are dropped until it is resynchronised.

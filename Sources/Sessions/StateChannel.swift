@@ -5,15 +5,18 @@ import JSONPatch
 import ViewModels
 
 /// A version published but held back until the journal has it.
-public struct HeldVersion: Sendable {
+public struct HeldVersion {
     /// Its number.
     public var version: Int
-    /// The state, with `version`.
-    public var state: JSONValue
-    /// `state` serialised: once, for the journal's entry and then for GET once committed.
+    /// Builds its state.
+    let renderer: any StateRenderer
+    /// Its state serialised (with `version`): once, for the journal's entry and then for GET once committed.
     public var stateBytes: [UInt8]
     /// The RFC 6902 patch from the version before, serialised.
     public var patch: [UInt8]
+
+    /// Its state, with `version` (built when asked for).
+    @LoopActor public var state: JSONValue { StateChannel.versioned(renderer.json(), version: version) }
 }
 
 /// How a subscriber wants changes.
@@ -61,9 +64,8 @@ public final class StateChannel {
     public private(set) var version: Int = 1
     /// The current state, including `version` (built on each call: the channel keeps no tree of it).
     public var state: JSONValue {
-        if let pinned { return pinned }
         // NB: without held versions, `render` builds the state of `version`.
-        return Self.versioned(render.json(), version: version)
+        Self.versioned((pinned ?? render).json(), version: version)
     }
     /// The current state serialised (what `GET` answers). Serialised when asked for, and kept from the
     /// second read of a version on: a state read once per version (the answer to the command that made it)
@@ -74,7 +76,8 @@ public final class StateChannel {
         // NB: in room for the last one's size, so it does not regrow.
         bytes.reserveCapacity(max(256, lastStateByteCount + 64))
         if let pinned {
-            pinned.serialize(into: &bytes)
+            // NB: no kept text: a pinned renderer is not the newest, whose text the renderers share.
+            pinned.serialize(version: version, into: &bytes, keepingText: false)
         } else {
             render.serialize(version: version, into: &bytes, keepingText: !observers.isEmpty)
         }
@@ -92,9 +95,9 @@ public final class StateChannel {
 
     /// Builds the state of `latestVersion`.
     private var render: any StateRenderer
-    /// The state of `version`, with `version`, while later versions are held (the journal does not have them
-    /// yet, so readers see this one).
-    private var pinned: JSONValue?
+    /// Builds the state of `version` while later versions are held (the journal does not have them yet, so
+    /// readers see this one).
+    private var pinned: (any StateRenderer)?
     private var replay: [(version: Int, patch: [UInt8])] = []
     private var replayBytes = 0
     private var cachedSnapshotEvent: ServerSentEventChunk?
@@ -159,17 +162,14 @@ public final class StateChannel {
             return
         }
         // NB: readers keep seeing `version` while later ones are held: fix its state before `render` moves on.
-        if holdUntilCommitted, case .none = pinned { pinned = Self.versioned(render.json(), version: version) }
+        if holdUntilCommitted, pinned == nil { pinned = render }
         render = renderer
         let nextVersion = latestVersion + 1
-        // NB: the versioned state is built here only when the patch or a held version needs it.
-        var next: JSONValue?
         var patch: [UInt8] = []
         patch.reserveCapacity(256)
         if case .replace(let path, let whole) = operations.first, path.tokens.isEmpty {
             // The diff chose to replace the whole document: the replacement must carry the version.
             let versioned = Self.versioned(whole, version: nextVersion)
-            next = versioned
             JSONPatch.serialize([.replace(path: JSONPointer(tokens: []), value: versioned)], into: &patch)
         } else {
             // `version` first, then the diff, written without inserting into the operations.
@@ -183,13 +183,15 @@ public final class StateChannel {
         }
         latestVersion = nextVersion
         if holdUntilCommitted {
-            let state = next ?? Self.versioned(renderer.json(), version: nextVersion)
-            held.append(
-                HeldVersion(version: nextVersion, state: state, stateBytes: state.serializedBytes, patch: patch))
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(max(256, lastStateByteCount + 64))
+            renderer.serialize(version: nextVersion, into: &bytes, keepingText: !observers.isEmpty)
+            lastStateByteCount = bytes.count
+            held.append(HeldVersion(version: nextVersion, renderer: renderer, stateBytes: bytes, patch: patch))
         } else {
             // NB: versions are committed in order: anything held before this one goes out first.
             commit(through: latestVersion - 1)
-            apply(version: nextVersion, state: .none, stateBytes: nil, patch: patch)
+            apply(version: nextVersion, pinned: nil, stateBytes: nil, patch: patch)
         }
     }
 
@@ -205,9 +207,9 @@ public final class StateChannel {
         var count = 0
         for entry in held where entry.version <= version {
             // NB: the newest version's state is `render`'s; an older one stays pinned until its successors commit.
-            // (`JSONValue` is a nil literal itself: the optional is spelled out.)
-            let pinned: JSONValue? = entry.version == latestVersion ? .none : entry.state
-            apply(version: entry.version, state: pinned, stateBytes: entry.stateBytes, patch: entry.patch)
+            apply(
+                version: entry.version, pinned: entry.version == latestVersion ? nil : entry.renderer,
+                stateBytes: entry.stateBytes, patch: entry.patch)
             count += 1
         }
         held.removeFirst(count)
@@ -216,7 +218,7 @@ public final class StateChannel {
     /// Makes `newVersion` current: `pinned` is its state while later versions are held (nil when `render`
     /// builds it); `nextBytes` its serialised state when already built (a held version's).
     private func apply(
-        version newVersion: Int, state pinned: JSONValue?, stateBytes nextBytes: [UInt8]?, patch: [UInt8]
+        version newVersion: Int, pinned: (any StateRenderer)?, stateBytes nextBytes: [UInt8]?, patch: [UInt8]
     ) {
         version = newVersion
         self.pinned = pinned
@@ -260,8 +262,8 @@ public final class StateChannel {
     public func abandon() {
         if !held.isEmpty, let pinned {
             // NB: later diffs start from what readers have, not from the versions dropped.
-            render = JSONTreeRenderer(Self.unversioned(pinned))
-            self.pinned = .none
+            render = pinned
+            self.pinned = nil
         }
         held.removeAll()
         latestVersion = version

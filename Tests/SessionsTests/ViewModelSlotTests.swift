@@ -48,9 +48,29 @@ struct ViewModelSlotTests {
         slot.channel.commit(through: 2)
         #expect(slot.channel.state["searchText"] == "kittens")
         #expect(slot.channel.state["version"] == 2)
+        #expect(try JSONParser.parse(slot.channel.stateBytes) == slot.channel.state)
         slot.channel.commit(through: 3)
         #expect(slot.channel.state["searchText"] == "kittens and cats")
         #expect(try JSONParser.parse(slot.channel.stateBytes) == slot.channel.state)
+    }
+
+    /// Held versions with a stream open: each one's text (from the kept member text) is its own state's.
+    @Test func heldVersionsWithAStreamOpenKeepTheirOwnText() throws {
+        let (slot, model) = searchSlot()
+        let sink = FakeEventSink()
+        slot.channel.subscribe(sink, format: .patches, lastEventID: nil)
+        slot.holdsVersions = { true }
+        for text in ["kit", "kitten", "kittens"] { model.setText(text) }
+        for held in slot.channel.heldVersions {
+            #expect(try JSONParser.parse(held.stateBytes) == held.state)
+        }
+        #expect(slot.channel.heldVersions.map { $0.state["searchText"] } == ["kit", "kitten", "kittens"])
+        slot.channel.commit(through: 3)
+        #expect(try JSONParser.parse(slot.channel.stateBytes) == slot.channel.state)
+        #expect(slot.channel.state["searchText"] == "kitten")
+        slot.channel.commit(through: 4)
+        #expect(slot.channel.stateBytes == slot.channel.state.serializedBytes)
+        #expect(slot.channel.state["searchText"] == "kittens")
     }
 
     /// With a stream open the members' text is kept between versions; what a reader gets is the same either way.
