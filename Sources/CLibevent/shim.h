@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 
 #include <event2/event.h>
 #include <event2/thread.h>

@@ -17,20 +17,26 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     /// The libevent base. Use it only on the loop thread (from ``LoopActor``-isolated code).
     public let base: OpaquePointer
 
-    // NB: `@unchecked Sendable` is sound because `base` is only touched on the loop thread (or through
-    // libevent's own locking, enabled by `evthread_use_pthreads`), and the job queue is behind a lock.
+    // NB: `@unchecked Sendable` is sound because `base` is only touched on the loop thread, and the job queue
+    // is behind a lock. Other threads wake the loop through an eventfd, never through libevent: so libevent runs
+    // without its own locking (`evthread_use_pthreads`), which took six mutex operations per event delivered.
     private let pendingJobs = JobQueue()
+    /// Runs the queued jobs on the next loop turn (added by the loop thread itself, with a zero timeout).
     private var wakeEvent: OpaquePointer?
+    /// Readable when another thread queued jobs.
+    private var wakeFromOtherThreads: OpaquePointer?
+    private let wakeDescriptor: Int32
     private let loopThread = Atomic<UInt>(0)
 
     private init() {
         // With curl's NOSIGNAL and many sockets, a peer closing mid-write must not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        evthread_use_pthreads()
         guard let base = event_base_new() else {
             fatalError("event_base_new failed: libevent cannot create an event base")
         }
         self.base = base
+        wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard wakeDescriptor >= 0 else { fatalError("eventfd failed: errno \(errno)") }
         let context = Unmanaged.passUnretained(self).toOpaque()
         wakeEvent = event_new(
             base, -1, 0,
@@ -38,6 +44,15 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
                 guard let context else { return }
                 Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().runPendingJobs()
             }, context)
+        wakeFromOtherThreads = event_new(
+            base, wakeDescriptor, Int16(EV_READ | EV_PERSIST),
+            { descriptor, _, context in
+                guard let context else { return }
+                var count: UInt64 = 0
+                _ = read(descriptor, &count, MemoryLayout<UInt64>.size)
+                Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().runPendingJobs()
+            }, context)
+        event_add(wakeFromOtherThreads, nil)
         startThread()
     }
 
@@ -74,7 +89,8 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
             var now = timeval(tv_sec: 0, tv_usec: 0)
             event_add(wakeEvent, &now)
         } else {
-            event_active(wakeEvent, 0, 0)
+            var one: UInt64 = 1
+            _ = write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
         }
     }
 

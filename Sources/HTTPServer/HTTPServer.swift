@@ -106,7 +106,7 @@ public final class HTTPServer {
         // NB: evhttp answers a body over its limit itself (HTML); ours is lower, so most get the API's 413.
         evhttp_set_max_body_size(http, max(configuration.bodyReadLimit, configuration.maxBodySize))
         evhttp_set_max_headers_size(http, configuration.maxHeadersSize)
-        var idle = timeval(configuration.idleTimeout)
+        var idle = timeval.common(configuration.idleTimeout)
         evhttp_set_timeout_tv(http, &idle)
         evhttp_set_default_content_type(http, defaultContentType)
         let context = Unmanaged.passUnretained(self).toOpaque()
