@@ -20,6 +20,14 @@ final class VMHostMetrics: Sendable {
         var route: String
         var method: HTTPMethod
         var status: Int
+
+        /// NB: the route's length, not its text: routes are a few dozen fixed patterns, so lengths separate them
+        /// well enough, and hashing the text cost more than the rest of the request's metrics.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(route.utf8.count)
+            hasher.combine(method)
+            hasher.combine(status)
+        }
     }
 
     /// Each request kind's counter with its route's timer: one lookup per request.

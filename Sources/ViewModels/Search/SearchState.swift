@@ -128,18 +128,14 @@ public struct SearchState: ViewModelState {
     /// The number of characters of `trim(text)`: counted on the bytes for ASCII text (a CR LF pair is one
     /// character), without building the trimmed text; `canSearch` is asked on every change of the state.
     static func trimmedCount(_ text: String) -> Int {
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
         let counted: Int?? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            var start = 0
-            var end = bytes.count
-            while start < end, isSpace(bytes[start]) { start += 1 }
-            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            let range = asciiTrimmed(bytes)
             var count = 0
-            var index = start
-            while index < end {
+            var index = range.lowerBound
+            while index < range.upperBound {
                 let byte = bytes[index]
                 guard byte < 0x80 else { return nil }
-                index += byte == 0x0D && index + 1 < end && bytes[index + 1] == 0x0A ? 2 : 1
+                index += byte == 0x0D && index + 1 < range.upperBound && bytes[index + 1] == 0x0A ? 2 : 1
                 count += 1
             }
             return count
@@ -151,17 +147,23 @@ public struct SearchState: ViewModelState {
     /// ends with an ASCII byte (so no grapheme cluster spans a cut); nil otherwise. `Character.isWhitespace` looks up
     /// Unicode properties, and `canSearch` trims on every change of the state.
     static func trimASCIIEdges(_ text: String) -> String? {
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
         let result: String?? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            var start = 0
-            var end = bytes.count
-            while start < end, isSpace(bytes[start]) { start += 1 }
-            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-            if start == end { return "" }
-            guard bytes[start] < 0x80, bytes[end - 1] < 0x80 else { return nil }
-            if start == 0 && end == bytes.count { return text }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            let range = asciiTrimmed(bytes)
+            if range.isEmpty { return "" }
+            guard bytes[range.lowerBound] < 0x80, bytes[range.upperBound - 1] < 0x80 else { return nil }
+            if range.count == bytes.count { return text }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         }
         return result ?? nil
+    }
+
+    /// `bytes` without ASCII white space (tab to carriage return, space) at either end.
+    private static func asciiTrimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        var start = 0
+        var end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        return start..<end
     }
 }
