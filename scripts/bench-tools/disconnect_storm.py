@@ -7,22 +7,14 @@ import socket
 import struct
 import sys
 
+import loopback
+
 PORT = int(sys.argv[1])
 COUNT = int(sys.argv[2])
 
 
 async def request(method, path, body=None, headers=None):
-    reader, writer = await asyncio.open_connection("127.0.0.1", PORT)
-    payload = b"" if body is None else json.dumps(body).encode()
-    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-    for name, value in (headers or {}).items():
-        head += f"{name}: {value}\r\n"
-    if body is not None:
-        head += f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
-    writer.write(head.encode() + b"\r\n" + payload)
-    data = await reader.read()
-    writer.close()
-    return int(data.split(b" ", 2)[1]), data.partition(b"\r\n\r\n")[2]
+    return await loopback.request(PORT, method, path, body, headers)
 
 
 async def stream_and_drop(session, index):

@@ -6,7 +6,8 @@ import os
 
 
 async def request(port, method, path, body=None, headers=None):
-    """Sends one request (`body` as JSON, `headers` a dict) and returns (status, body bytes, de-chunked)."""
+    """Sends one request (`body` as JSON, `headers` a dict) and returns (status, body bytes, de-chunked); the
+    status is 0 when no readable response came back (the connection was reset or closed early)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     payload = b"" if body is None else json.dumps(body).encode()
     head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
@@ -19,7 +20,10 @@ async def request(port, method, path, body=None, headers=None):
     data = await reader.read()
     writer.close()
     header, _, rest = data.partition(b"\r\n\r\n")
-    status = int(header.split(b" ")[1])
+    try:
+        status = int(header.split(b" ", 2)[1])
+    except (IndexError, ValueError):
+        return 0, b""
     if b"transfer-encoding: chunked" in header.lower():
         body_bytes, rest_bytes = b"", rest
         while rest_bytes:

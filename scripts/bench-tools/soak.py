@@ -16,32 +16,19 @@ import time
 import urllib.request
 import zlib
 
+import loopback
+
 PORT = 0
 stats = {"requests": 0, "errors": 0, "unexpected": {}, "sessions": 0, "streams": 0, "gzip_streams": 0, "events": 0}
 
 
 async def request(method, path, body=None, headers=None, expect=(200, 201, 202, 204, 409)):
-    reader, writer = await asyncio.open_connection("127.0.0.1", PORT)
-    payload = b"" if body is None else json.dumps(body).encode()
-    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-    for name, value in (headers or {}).items():
-        head += f"{name}: {value}\r\n"
-    if body is not None:
-        head += f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
-    writer.write(head.encode() + b"\r\n" + payload)
-    await writer.drain()
-    data = await reader.read()
-    writer.close()
+    status, body_bytes = await loopback.request(PORT, method, path, body, headers)
     stats["requests"] += 1
-    try:
-        status = int(data.split(b" ", 2)[1])
-    except (IndexError, ValueError):
-        status = 0
     if status not in expect:
         stats["errors"] += 1
         key = f"{method} {path.split('/')[-1]} -> {status}"
         stats["unexpected"][key] = stats["unexpected"].get(key, 0) + 1
-    body_bytes = data.partition(b"\r\n\r\n")[2]
     return status, body_bytes
 
 
