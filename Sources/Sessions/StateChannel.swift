@@ -53,7 +53,7 @@ final class JSONTreeRenderer: StateRenderer {
 /// subscriber; a bounded ring of recent patches serves `Last-Event-ID` resume. Slow readers are
 /// resynchronised with a snapshot when their connection drains.
 ///
-/// The channel keeps no JSON tree of the state between versions: a ``StateRendering`` builds it when
+/// The channel keeps no JSON tree of the state between versions: a ``StateRenderer`` builds it when
 /// needed (a view model's typed state is far smaller than its JSON tree), and the serialised state is kept
 /// only once read twice in one version, so an idle session holds its typed state and recent patches only.
 @LoopActor
@@ -72,16 +72,13 @@ public final class StateChannel {
     /// costs no memory while the session is idle, one read over and over (polling) is serialised once.
     public var stateBytes: [UInt8] {
         if let cachedStateBytes { return cachedStateBytes }
-        var bytes: [UInt8] = []
-        // NB: in room for the last one's size, so it does not regrow.
-        bytes.reserveCapacity(max(256, lastStateByteCount + 64))
+        // NB: no kept text for a pinned renderer: it is not the newest, whose text the renderers share.
+        let bytes: [UInt8]
         if let pinned {
-            // NB: no kept text: a pinned renderer is not the newest, whose text the renderers share.
-            pinned.serialize(version: version, into: &bytes, keepingText: false)
+            bytes = text(of: pinned, version: version, keepingText: false)
         } else {
-            render.serialize(version: version, into: &bytes, keepingText: !observers.isEmpty)
+            bytes = text(of: render, version: version, keepingText: !observers.isEmpty)
         }
-        lastStateByteCount = bytes.count
         if readsOfVersion > 0 { cachedStateBytes = bytes }
         readsOfVersion += 1
         return bytes
@@ -107,17 +104,16 @@ public final class StateChannel {
     private var observers: [ObjectIdentifier: any ChannelObserver] = [:]
     private var held: [HeldVersion] = []
 
-    /// Creates a channel.
+    /// Creates a channel whose state at `version` is the one `renderer` builds.
     /// - Parameters:
     ///   - name: the view model's name in multiplexed streams.
-    ///   - initial: the state without `version`.
-    ///   - renderer: builds `initial` again when needed; without it the channel keeps `initial`.
-    ///   - version: the version of `initial` (1 for a new view model; the journal's for one taken over).
+    ///   - renderer: builds the state of `version`.
+    ///   - version: 1 for a new view model.
     ///   - replay: what the replay ring keeps for resume.
     ///   - retryMilliseconds: the `retry:` value sent once per stream.
     public init(
-        name: String, initial: JSONValue, renderer: (any StateRenderer)? = nil, version: Int = 1,
-        replay: ReplayLimits = ReplayLimits(), retryMilliseconds: Int = 3000
+        name: String, renderer: any StateRenderer, version: Int = 1, replay: ReplayLimits = ReplayLimits(),
+        retryMilliseconds: Int = 3000
     ) {
         self.name = name
         self.version = version
@@ -125,8 +121,21 @@ public final class StateChannel {
         replayCapacity = replay.patches
         replayByteLimit = replay.bytes
         self.retryMilliseconds = retryMilliseconds
-        // NB: a state from the journal carries its `version`; the view model's own never does.
-        render = renderer ?? JSONTreeRenderer(Self.unversioned(initial))
+        render = renderer
+    }
+
+    /// Creates a channel whose state at `version` is `initial`, kept as a tree (a journal's state, or a
+    /// channel fed trees).
+    /// - Parameters:
+    ///   - initial: the state; a `version` member in it (a journal's state carries one) is dropped.
+    ///   - version: the version of `initial` (1 for a new view model; the journal's for one taken over).
+    public convenience init(
+        name: String, initial: JSONValue, version: Int = 1, replay: ReplayLimits = ReplayLimits(),
+        retryMilliseconds: Int = 3000
+    ) {
+        self.init(
+            name: name, renderer: JSONTreeRenderer(Self.unversioned(initial)), version: version, replay: replay,
+            retryMilliseconds: retryMilliseconds)
     }
 
     /// Number of open streams on this channel.
@@ -183,10 +192,7 @@ public final class StateChannel {
         }
         latestVersion = nextVersion
         if holdUntilCommitted {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(max(256, lastStateByteCount + 64))
-            renderer.serialize(version: nextVersion, into: &bytes, keepingText: !observers.isEmpty)
-            lastStateByteCount = bytes.count
+            let bytes = text(of: renderer, version: nextVersion, keepingText: !observers.isEmpty)
             held.append(HeldVersion(version: nextVersion, renderer: renderer, stateBytes: bytes, patch: patch))
         } else {
             // NB: versions are committed in order: anything held before this one goes out first.
@@ -335,6 +341,16 @@ public final class StateChannel {
     }
 
     // MARK: State
+
+    /// The JSON text of the state `renderer` builds, with `version` first.
+    private func text(of renderer: any StateRenderer, version: Int, keepingText: Bool) -> [UInt8] {
+        var bytes: [UInt8] = []
+        // NB: in room for the last one's size, so it does not regrow.
+        bytes.reserveCapacity(max(256, lastStateByteCount + 64))
+        renderer.serialize(version: version, into: &bytes, keepingText: keepingText)
+        lastStateByteCount = bytes.count
+        return bytes
+    }
 
     /// `/version`.
     private static let versionPointer = JSONPointer(tokens: ["version"])

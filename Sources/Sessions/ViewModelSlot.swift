@@ -43,9 +43,7 @@ public final class ViewModelSlot {
             channel = StateChannel(name: name, initial: state, version: version, replay: replay)
             startsFromJournal = true
         } else {
-            channel = StateChannel(
-                name: name, initial: model.stateJSON, renderer: tracker.currentRenderer(), version: version,
-                replay: replay)
+            channel = StateChannel(name: name, renderer: tracker.currentRenderer(), version: version, replay: replay)
             startsFromJournal = false
         }
         model.onChange = { [weak self] _ in self?.changed() }
