@@ -4,66 +4,56 @@ import EventLoop
 /// The connections a server serves at once (``HTTPServerConfiguration/maxConnections``).
 ///
 /// A connection counts from its first request until evhttp closes it. A request on a further connection is
-/// refused (the server answers `503 overloaded` and closes it); the refused connection is remembered until it
-/// closes too, so its close callback finds it.
-@LoopActor
-final class ConnectionLimit {
-    /// What ``admit(_:)`` decided.
-    struct Admission {
-        /// Whether the request may be served.
-        var admitted: Bool
-        /// Whether this is the connection's first request (the server sets its close callback then).
-        var isNewConnection: Bool
-    }
-
+/// refused (the server answers `503 overloaded` and closes it); the refused connection's record
+/// (``ConnectionRecord/Admission/refused``) lets its close callback know it was never counted.
+struct ConnectionLimit {
     /// Connections served at most at once.
     let maximum: Int
-    private(set) var counted: Set<OpaquePointer> = []
-    private var refused: Set<OpaquePointer> = []
+    /// Number of counted connections.
+    private(set) var count = 0
 
     init(maximum: Int) {
         self.maximum = maximum
     }
 
-    /// Number of counted connections.
-    var count: Int { counted.count }
-
-    /// Every connection known (counted or refused), for detaching their callbacks at teardown.
-    var all: Set<OpaquePointer> { counted.union(refused) }
-
-    /// Whether `connection` is counted (served, not refused).
-    func contains(_ connection: OpaquePointer) -> Bool { counted.contains(connection) }
-
-    /// Counts the request's connection on its first request; refuses it when the limit is reached.
-    func admit(_ connection: OpaquePointer) -> Admission {
-        guard !counted.contains(connection) else { return Admission(admitted: true, isNewConnection: false) }
-        guard counted.count < maximum else {
-            refused.insert(connection)
-            return Admission(admitted: false, isNewConnection: true)
-        }
-        counted.insert(connection)
-        return Admission(admitted: true, isNewConnection: true)
+    /// Decides a connection's first request: counted, or refused when the limit is reached.
+    mutating func admit() -> ConnectionRecord.Admission {
+        guard count < maximum else { return .refused }
+        count += 1
+        return .counted
     }
 
-    /// evhttp closed the connection.
-    func closed(_ connection: OpaquePointer) {
-        counted.remove(connection)
-        refused.remove(connection)
+    /// A counted connection closed.
+    mutating func release() {
+        count -= 1
     }
 }
 
 extension HTTPServer {
-    /// Counts the request's connection against the limit on its first request; false when it is over.
-    func admit(_ raw: OpaquePointer) -> Bool {
-        guard let connection = evhttp_request_get_connection(raw) else { return true }
-        let admission = connectionLimit.admit(connection)
-        // NB: a refused connection is closed after its 503; the close callback lets its socket go at once.
-        if admission.isNewConnection { setCloseCallback(on: connection) }
-        guard admission.admitted else { return false }
-        if let bufferevent = evhttp_connection_get_bufferevent(connection) {
-            headDeadlines.requestArrived(on: bufferevent)
+    /// What ``admit(_:)`` decided about a request.
+    enum RequestAdmission {
+        /// Served; the connection's record when the server knows it.
+        case admitted(ConnectionRecord?)
+        /// Over the limit: answered `503 overloaded`, and the connection closes.
+        case refused
+    }
+
+    /// Counts the request's connection against the limit on its first request; the request head has arrived,
+    /// so the connection has no head deadline while the request is served.
+    func admit(_ raw: OpaquePointer) -> RequestAdmission {
+        guard let connection = evhttp_request_get_connection(raw),
+            let bufferevent = evhttp_connection_get_bufferevent(connection),
+            let record = headDeadlines.record(of: bufferevent)
+        else { return .admitted(nil) }
+        if record.admission == .pending {
+            record.connection = connection
+            record.admission = connectionLimit.admit()
+            // NB: a refused connection is closed after its 503; the close callback lets its socket go at once.
+            setCloseCallback(on: connection)
         }
-        return true
+        guard record.admission == .counted else { return .refused }
+        record.headDeadline = nil
+        return .admitted(record)
     }
 
     private func setCloseCallback(on connection: OpaquePointer) {
@@ -79,9 +69,10 @@ extension HTTPServer {
 
     /// evhttp is closing a known connection; a stream on it ends.
     private func connectionClosed(_ connection: OpaquePointer) {
-        connectionLimit.closed(connection)
-        if let bufferevent = evhttp_connection_get_bufferevent(connection) {
-            headDeadlines.connectionClosed(bufferevent)
+        if let bufferevent = evhttp_connection_get_bufferevent(connection),
+            let record = headDeadlines.connectionClosed(bufferevent), record.admission == .counted
+        {
+            connectionLimit.release()
         }
         streams[connection]?.clientClosed()
     }

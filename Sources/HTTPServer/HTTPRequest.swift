@@ -17,15 +17,21 @@ public final class HTTPRequest {
     public internal(set) var routePattern: String = "unmatched"
 
     let raw: OpaquePointer
+    /// The connection's record (counted against the limit), when the server knows it.
+    let connection: ConnectionRecord?
     private let components: URIComponents
     private var cachedQuery: [String: String]?
 
-    init(raw: OpaquePointer, method: HTTPMethod, components: URIComponents, requestID: String) {
+    init(
+        raw: OpaquePointer, method: HTTPMethod, components: URIComponents, requestID: String,
+        connection: ConnectionRecord?
+    ) {
         self.raw = raw
         self.method = method
         self.components = components
         self.path = String(components.rawPath)
         self.requestID = requestID
+        self.connection = connection
     }
 
     /// The decoded path segments.

@@ -33,7 +33,7 @@ public final class HTTPServer {
     private let accessLog: AccessLog
     private var http: OpaquePointer?
     private var boundSocket: OpaquePointer?
-    let connectionLimit: ConnectionLimit
+    var connectionLimit: ConnectionLimit
     /// Deadlines for request heads (slowloris); swept from ``start()``.
     let headDeadlines: RequestHeadDeadlines
     private var requestIDs = RequestIDGenerator()
@@ -67,7 +67,9 @@ public final class HTTPServer {
 
     isolated deinit {
         // NB: evhttp_free runs the close callbacks, which must not reach a server being deinitialised.
-        for connection in connectionLimit.all { evhttp_connection_set_closecb(connection, nil, nil) }
+        for record in headDeadlines.records.values {
+            if let connection = record.connection { evhttp_connection_set_closecb(connection, nil, nil) }
+        }
         if let http { evhttp_free(http) }
         headDeadlines.releaseAll()
         free(defaultContentType)
@@ -206,17 +208,18 @@ public final class HTTPServer {
             refuse(raw, method: method, error: error, requestID: requestID, started: started, closing: true)
             return
         }
-        guard admit(raw) else {
+        guard case .admitted(let connection) = admit(raw) else {
             var error = HTTPError.overloaded("too many connections; try again later")
             error.headers.append(HTTPHeader("Retry-After", "1"))
             refuse(raw, method: method, error: error, requestID: requestID, started: started, closing: true)
             return
         }
-        guard let components = URIComponents(target: RequestHead.originForm(String(cString: uri))) else {
+        guard let components = URIComponents(requestTarget: uri) else {
             refuse(raw, method: method, error: .invalidPath, requestID: requestID, started: started, closing: false)
             return
         }
-        let request = HTTPRequest(raw: raw, method: method, components: components, requestID: requestID)
+        let request = HTTPRequest(
+            raw: raw, method: method, components: components, requestID: requestID, connection: connection)
         let result: HTTPHandlerResult
         do {
             result = try dispatch(request)
@@ -304,7 +307,7 @@ public final class HTTPServer {
         writer.send(
             response, to: request.raw, requestID: request.requestID, method: request.method, closing: closesConnections
         )
-        awaitNextRequest(on: evhttp_request_get_connection(request.raw))
+        if let connection = request.connection { headDeadlines.awaitNextRequest(on: connection) }
         report(request.routePattern, request.method, response.status, requestID: request.requestID, started: started)
     }
 
@@ -332,9 +335,9 @@ public final class HTTPServer {
 
     /// The connection (if still open and counted) waits for its next request head, with a deadline.
     func awaitNextRequest(on connection: OpaquePointer?) {
-        guard let connection, connectionLimit.contains(connection),
-            let bufferevent = evhttp_connection_get_bufferevent(connection)
+        guard let connection, let bufferevent = evhttp_connection_get_bufferevent(connection),
+            let record = headDeadlines.record(of: bufferevent), record.admission == .counted
         else { return }
-        headDeadlines.awaitNextRequest(on: bufferevent)
+        headDeadlines.awaitNextRequest(on: record)
     }
 }

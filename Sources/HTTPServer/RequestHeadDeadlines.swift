@@ -16,14 +16,15 @@ import Glibc
 /// NB: the sweep must never touch a bufferevent evhttp has freed. It holds one reference on each
 /// (`bufferevent_incref`) until evhttp has let go of it: the connection's close callback for counted
 /// connections, or, for the others, the sweep seeing that evhttp cleared its callbacks (bufferevent_free
-/// does that first). The socket closes when the last reference goes.
+/// does that first). The socket closes when the last reference goes. Each connection's ``ConnectionRecord``
+/// holds its deadline, so a request sets and clears it without a lookup.
 @LoopActor
 final class RequestHeadDeadlines {
     /// How long a request head may take, from accept or from the previous response.
     let timeout: Duration
 
-    private var held: Set<OpaquePointer> = []
-    private var deadlines: [OpaquePointer: ContinuousClock.Instant] = [:]
+    /// Every connection evhttp has not let go of yet, by its bufferevent.
+    private(set) var records: [OpaquePointer: ConnectionRecord] = [:]
     private var sweeper: LoopTimer?
     /// Draining: a connection waiting for its next head is closed at the next sweep instead.
     private var closesIdleConnections = false
@@ -49,20 +50,19 @@ final class RequestHeadDeadlines {
             return nil
         }
         bufferevent_incref(bufferevent)
-        held.insert(bufferevent)
-        deadlines[bufferevent] = ContinuousClock.now + timeout
+        records[bufferevent] = ConnectionRecord(bufferevent: bufferevent, headDeadline: ContinuousClock.now + timeout)
         return bufferevent
     }
 
-    /// A request head arrived complete: no deadline while it is served.
-    func requestArrived(on bufferevent: OpaquePointer) {
-        deadlines[bufferevent] = nil
+    /// The record of the connection on `bufferevent`, while evhttp has not let go of it.
+    func record(of bufferevent: OpaquePointer) -> ConnectionRecord? {
+        records[bufferevent]
     }
 
     /// A response went out: the next head has a deadline again (none to wait for while draining).
-    func awaitNextRequest(on bufferevent: OpaquePointer) {
-        guard held.contains(bufferevent) else { return }
-        deadlines[bufferevent] = closesIdleConnections ? ContinuousClock.now : ContinuousClock.now + timeout
+    func awaitNextRequest(on record: ConnectionRecord) {
+        guard !record.isClosed else { return }
+        record.headDeadline = closesIdleConnections ? ContinuousClock.now : ContinuousClock.now + timeout
     }
 
     /// Draining: every connection waiting for a request head (idle keep-alive, or a head still arriving) is
@@ -70,53 +70,56 @@ final class RequestHeadDeadlines {
     func closeIdleConnections() {
         closesIdleConnections = true
         let now = ContinuousClock.now
-        for bufferevent in deadlines.keys { deadlines[bufferevent] = now }
+        for record in records.values where record.headDeadline != nil { record.headDeadline = now }
     }
 
-    /// evhttp is freeing the connection of this bufferevent: let go of it.
-    func connectionClosed(_ bufferevent: OpaquePointer) {
-        deadlines[bufferevent] = nil
-        release(bufferevent)
+    /// evhttp is freeing the connection of this bufferevent: let go of it. Returns its record.
+    func connectionClosed(_ bufferevent: OpaquePointer) -> ConnectionRecord? {
+        guard let record = records.removeValue(forKey: bufferevent) else { return nil }
+        release(record)
+        return record
     }
 
     /// Lets go of every bufferevent (after evhttp_free, at shutdown).
     func releaseAll() {
         sweeper?.cancel()
         sweeper = nil
-        deadlines.removeAll()
-        for bufferevent in held { bufferevent_decref(bufferevent) }
-        held.removeAll()
+        for record in records.values { release(record) }
+        records.removeAll()
     }
 
-    private func release(_ bufferevent: OpaquePointer) {
-        guard held.remove(bufferevent) != nil else { return }
-        bufferevent_decref(bufferevent)
+    private func release(_ record: ConnectionRecord) {
+        record.isClosed = true
+        record.headDeadline = nil
+        bufferevent_decref(record.bufferevent)
     }
 
     /// Whether evhttp has freed the bufferevent (only our reference keeps it): bufferevent_free clears the
     /// callbacks, and evhttp always keeps its event callback set on a live connection.
-    private func isReleasedByEvhttp(_ bufferevent: OpaquePointer) -> Bool {
+    nonisolated private static func isReleasedByEvhttp(_ bufferevent: OpaquePointer) -> Bool {
         var eventCallback: bufferevent_event_cb?
         bufferevent_getcb(bufferevent, nil, nil, &eventCallback, nil)
         return eventCallback == nil
     }
 
     private func sweep() {
-        for bufferevent in held where isReleasedByEvhttp(bufferevent) {
-            deadlines[bufferevent] = nil
-            release(bufferevent)
-        }
         let now = ContinuousClock.now
-        for (bufferevent, deadline) in deadlines where deadline <= now {
+        for (bufferevent, record) in records {
+            if Self.isReleasedByEvhttp(bufferevent) {
+                records[bufferevent] = nil
+                release(record)
+                continue
+            }
+            guard let deadline = record.headDeadline, deadline <= now else { continue }
             // A response still being written is not a late head (evhttp's write timeout covers it).
             if evbuffer_get_length(bufferevent_get_output(bufferevent)) > 0 {
-                deadlines[bufferevent] = now + timeout
+                record.headDeadline = now + timeout
                 continue
             }
             let socket = bufferevent_getfd(bufferevent)
             if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
             // NB: evhttp notices the end-of-file and frees the connection; a later sweep lets go of it.
-            deadlines[bufferevent] = now + timeout
+            record.headDeadline = now + timeout
         }
     }
 }
