@@ -37,9 +37,13 @@ public struct HTTPResponse: Sendable {
     /// A JSON response from already-serialised bytes (a state channel's cached encoding).
     public static func json(bytes: [UInt8], status: Int = 200, headers: [HTTPHeader] = []) -> HTTPResponse {
         HTTPResponse(
-            status: status, headers: [HTTPHeader("Content-Type", "application/json")] + headers, body: bytes
+            status: status, headers: headers.isEmpty ? jsonContentType : jsonContentType + headers, body: bytes
         )
     }
+
+    /// One array shared by every JSON response without headers of its own (an array per response cost an
+    /// allocation per GET).
+    private static let jsonContentType = [HTTPHeader("Content-Type", "application/json")]
 
     /// `204 No Content`.
     public static var noContent: HTTPResponse { HTTPResponse(status: 204) }

@@ -13,7 +13,16 @@ public struct Router: Sendable {
         /// The pattern as written, used as the metrics label.
         var pattern: String
         var segments: [Segment]
-        var handlers: [HTTPMethod: HTTPHandler]
+        /// A route has one to three methods: a list, not a dictionary (hashing the method cost ~300
+        /// instructions per request).
+        var handlers: [(method: HTTPMethod, handler: HTTPHandler)]
+
+        func handler(for method: HTTPMethod) -> HTTPHandler? {
+            for entry in handlers where entry.method == method { return entry.handler }
+            return nil
+        }
+
+        var methods: [HTTPMethod] { handlers.map(\.method).sorted { $0.rawValue < $1.rawValue } }
 
         /// Whether `values` (as many as `segments`) match: equal literals, non-empty parameters.
         func matches(_ values: [String]) -> Bool {
@@ -50,16 +59,20 @@ public struct Router: Sendable {
             part.hasPrefix(":") ? Segment.parameter(String(part.dropFirst())) : Segment.literal(String(part))
         }
         if let index = routes.firstIndex(where: { $0.segments == segments }) {
-            routes[index].handlers[method] = handler
+            if let known = routes[index].handlers.firstIndex(where: { $0.method == method }) {
+                routes[index].handlers[known].handler = handler
+            } else {
+                routes[index].handlers.append((method, handler))
+            }
         } else {
-            routes.append(Route(pattern: pattern, segments: segments, handlers: [method: handler]))
+            routes.append(Route(pattern: pattern, segments: segments, handlers: [(method, handler)]))
         }
     }
 
     /// Every route as registered: its pattern (e.g. `/v1/sessions/:id`) and its methods, without the implicit
     /// `HEAD` of a `GET`; in registration order. Read-only, for checks such as the OpenAPI coverage test.
     public var registeredRoutes: [(pattern: String, methods: [HTTPMethod])] {
-        routes.map { route in (route.pattern, route.handlers.keys.sorted { $0.rawValue < $1.rawValue }) }
+        routes.map { route in (route.pattern, route.methods) }
     }
 
     /// Finds the handler for a decoded path split into segments.
@@ -71,10 +84,10 @@ public struct Router: Sendable {
             for (segment, value) in zip(route.segments, segments) {
                 if case .parameter(let name) = segment { parameters.append(name, value) }
             }
-            if let handler = route.handlers[method] ?? (method == .head ? route.handlers[.get] : nil) {
+            if let handler = route.handler(for: method) ?? (method == .head ? route.handler(for: .get) : nil) {
                 return .found(handler: handler, pattern: route.pattern, parameters: parameters)
             }
-            var allowed = route.handlers.keys.sorted { $0.rawValue < $1.rawValue }
+            var allowed = route.methods
             if allowed.contains(.get) { allowed.append(.head) }
             return .methodNotAllowed(pattern: route.pattern, allowed: allowed)
         }

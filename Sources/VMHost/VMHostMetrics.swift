@@ -21,10 +21,12 @@ final class VMHostMetrics: Sendable {
         var method: HTTPMethod
         var status: Int
 
-        /// NB: the route's length, not its text: routes are a few dozen fixed patterns, so lengths separate them
-        /// well enough, and hashing the text cost more than the rest of the request's metrics.
+        /// NB: the route's length and last byte, not its text: routes are a few dozen fixed patterns, which
+        /// these separate well (`…/:id/search` from `…/:id/events`, whose lengths are equal), and hashing the text
+        /// (as a `String`, or its bytes) cost more than the rest of the request's metrics.
         func hash(into hasher: inout Hasher) {
             hasher.combine(route.utf8.count)
+            hasher.combine(route.utf8.last)
             hasher.combine(method)
             hasher.combine(status)
         }
