@@ -48,16 +48,6 @@ public final class LoopTimer {
 }
 
 extension timeval {
-    /// `duration` as one of libevent's common timeouts on the loop's base: events added with it wait in one queue
-    /// per duration, in O(1), instead of the timer heap, where every add costs O(log n). For timeouts shared by
-    /// thousands of connections (every stream's write re-adds its write event with the same timeout).
-    @LoopActor
-    public static func common(_ duration: Duration) -> timeval {
-        var plain = timeval(duration)
-        guard let common = event_base_init_common_timeout(EventLoop.shared.base, &plain) else { return plain }
-        return common.pointee
-    }
-
     /// A `timeval` for a non-negative duration.
     public init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components

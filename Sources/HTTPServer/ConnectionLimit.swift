@@ -43,7 +43,7 @@ extension HTTPServer {
     func admit(_ raw: OpaquePointer) -> RequestAdmission {
         guard let connection = evhttp_request_get_connection(raw),
             let bufferevent = evhttp_connection_get_bufferevent(connection),
-            let record = headDeadlines.record(of: bufferevent)
+            let record = deadlines.record(of: bufferevent)
         else { return .admitted(nil) }
         if record.admission == .pending {
             record.connection = connection
@@ -70,7 +70,7 @@ extension HTTPServer {
     /// evhttp is closing a known connection; a stream on it ends.
     private func connectionClosed(_ connection: OpaquePointer) {
         if let bufferevent = evhttp_connection_get_bufferevent(connection),
-            let record = headDeadlines.connectionClosed(bufferevent), record.admission == .counted
+            let record = deadlines.connectionClosed(bufferevent), record.admission == .counted
         {
             connectionLimit.release()
         }

@@ -1,7 +1,7 @@
 import EventLoop
 
 /// What the server knows about one accepted connection, from accept (its bufferevent, made in
-/// ``RequestHeadDeadlines/makeBufferEvent(base:)``) until evhttp frees it.
+/// ``ConnectionDeadlines/makeBufferEvent(base:)``) until evhttp frees it.
 ///
 /// A request finds its connection's record once, on arrival, and keeps it until its response is sent: the
 /// connection limit and the head deadline then need no lookups per request (they were five hash-table
@@ -26,11 +26,20 @@ final class ConnectionRecord {
     var admission = Admission.pending
     /// When the next request head must have arrived; nil while a request is being served.
     var headDeadline: ContinuousClock.Instant?
+    /// How long output may wait unsent before the client counts as gone: the idle timeout, or the stream
+    /// timeout while the connection carries an event stream.
+    var writeTimeout: Duration
+    /// Since when the sweep has seen output waiting unsent and not shrinking, pass after pass (nil once it
+    /// saw none, or less than the pass before).
+    var outputStalledSince: ContinuousClock.Instant?
+    /// The output bytes waiting at the sweep's last pass.
+    var outputWaiting = 0
     /// evhttp freed the connection: nothing may touch the bufferevent through this record any more.
     var isClosed = false
 
-    init(bufferevent: OpaquePointer, headDeadline: ContinuousClock.Instant) {
+    init(bufferevent: OpaquePointer, headDeadline: ContinuousClock.Instant, writeTimeout: Duration) {
         self.bufferevent = bufferevent
         self.headDeadline = headDeadline
+        self.writeTimeout = writeTimeout
     }
 }

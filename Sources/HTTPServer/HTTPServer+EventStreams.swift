@@ -16,8 +16,7 @@ extension HTTPServer {
     ) {
         guard let connection = evhttp_request_get_connection(request.raw) else { return }
         let compressed = configuration.compressStreams && acceptsGzip(request.header("Accept-Encoding"))
-        var timeout = timeval.common(configuration.streamTimeout)
-        evhttp_connection_set_timeout_tv(connection, &timeout)
+        request.connection?.writeTimeout = configuration.streamTimeout
         let stream = ServerSentEventStream(
             request: request, connection: connection, server: self,
             maxPendingBytes: configuration.streamMaxPendingBytes, compressed: compressed

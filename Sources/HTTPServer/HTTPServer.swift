@@ -14,7 +14,7 @@ import Glibc
 /// ``shutdown(flushTimeout:)``.
 ///
 /// One concern per file: binding (``Listener``), the connection limit (``ConnectionLimit``), request
-/// deadlines (``RequestHeadDeadlines``), request ids (``RequestIDGenerator``), the access log (``AccessLog``),
+/// deadlines (``ConnectionDeadlines``), request ids (``RequestIDGenerator``), the access log (``AccessLog``),
 /// response writing (``ResponseWriter``), checks of the head (``RequestHead``), event streams
 /// (`HTTPServer+EventStreams.swift`, ``ServerSentEventStream``) with gzip segments from EventStreams.
 @LoopActor
@@ -34,8 +34,8 @@ public final class HTTPServer {
     private var http: OpaquePointer?
     private var boundSocket: OpaquePointer?
     var connectionLimit: ConnectionLimit
-    /// Deadlines for request heads (slowloris); swept from ``start()``.
-    let headDeadlines: RequestHeadDeadlines
+    /// Every connection's deadlines (request heads, stalled output); swept from ``start()``.
+    let deadlines: ConnectionDeadlines
     private var requestIDs = RequestIDGenerator()
     let writer = ResponseWriter()
     /// Open event streams by their connection (a connection carries at most one stream at a time).
@@ -61,17 +61,17 @@ public final class HTTPServer {
         self.logger = logger
         accessLog = AccessLog(logger: logger)
         connectionLimit = ConnectionLimit(maximum: configuration.maxConnections)
-        headDeadlines = RequestHeadDeadlines(timeout: configuration.idleTimeout)
+        deadlines = ConnectionDeadlines(timeout: configuration.idleTimeout)
         writer.commonHeaders = configuration.commonHeaders
     }
 
     isolated deinit {
         // NB: evhttp_free runs the close callbacks, which must not reach a server being deinitialised.
-        for record in headDeadlines.records.values {
+        for record in deadlines.records.values {
             if let connection = record.connection { evhttp_connection_set_closecb(connection, nil, nil) }
         }
         if let http { evhttp_free(http) }
-        headDeadlines.releaseAll()
+        deadlines.releaseAll()
         free(defaultContentType)
     }
 
@@ -108,8 +108,8 @@ public final class HTTPServer {
         // NB: evhttp answers a body over its limit itself (HTML); ours is lower, so most get the API's 413.
         evhttp_set_max_body_size(http, max(configuration.bodyReadLimit, configuration.maxBodySize))
         evhttp_set_max_headers_size(http, configuration.maxHeadersSize)
-        var idle = timeval.common(configuration.idleTimeout)
-        evhttp_set_timeout_tv(http, &idle)
+        // NB: no evhttp timeouts: ``ConnectionDeadlines`` keeps them all (a libevent timer re-armed on every
+        // write cost more than the rest of a stream delivery's event handling).
         evhttp_set_default_content_type(http, defaultContentType)
         let context = Unmanaged.passUnretained(self).toOpaque()
         evhttp_set_bevcb(
@@ -117,7 +117,7 @@ public final class HTTPServer {
             { base, context in
                 guard let base, let context else { return nil }
                 let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-                return LoopActor.assumeIsolated { server.headDeadlines.makeBufferEvent(base: base) }
+                return LoopActor.assumeIsolated { server.deadlines.makeBufferEvent(base: base) }
             }, context)
         evhttp_set_gencb(
             http,
@@ -128,7 +128,7 @@ public final class HTTPServer {
             }, context)
         boundSocket = evhttp_bind_listener(http, listener.pointer)
         port = listener.port
-        headDeadlines.start()
+        deadlines.start()
         startKeepalives()
         state = .started
         return port
@@ -144,7 +144,7 @@ public final class HTTPServer {
             evhttp_del_accept_socket(http, boundSocket)
             self.boundSocket = nil
         }
-        headDeadlines.closeIdleConnections()
+        deadlines.closeIdleConnections()
     }
 
     /// Graceful shutdown: drain, end every stream, cancel and answer deferred requests, let the loop flush
@@ -181,7 +181,7 @@ public final class HTTPServer {
             evhttp_free(http)
             self.http = nil
         }
-        headDeadlines.releaseAll()
+        deadlines.releaseAll()
         state = .stopped
     }
 
@@ -307,7 +307,7 @@ public final class HTTPServer {
         writer.send(
             response, to: request.raw, requestID: request.requestID, method: request.method, closing: closesConnections
         )
-        if let connection = request.connection { headDeadlines.awaitNextRequest(on: connection) }
+        if let connection = request.connection { deadlines.awaitNextRequest(on: connection) }
         report(request.routePattern, request.method, response.status, requestID: request.requestID, started: started)
     }
 
@@ -336,8 +336,8 @@ public final class HTTPServer {
     /// The connection (if still open and counted) waits for its next request head, with a deadline.
     func awaitNextRequest(on connection: OpaquePointer?) {
         guard let connection, let bufferevent = evhttp_connection_get_bufferevent(connection),
-            let record = headDeadlines.record(of: bufferevent), record.admission == .counted
+            let record = deadlines.record(of: bufferevent), record.admission == .counted
         else { return }
-        headDeadlines.awaitNextRequest(on: record)
+        deadlines.awaitNextRequest(on: record)
     }
 }

@@ -17,9 +17,12 @@ final class HandlerState {
     let (released, releaser) = AsyncStream<Void>.makeStream()
 }
 
+/// The body of `GET /large`: more than the kernel buffers of a loopback connection hold (a few MB).
+let largeBody = [UInt8](repeating: UInt8(ascii: "x"), count: 32 << 20)
+
 /// A server on a loopback port: `GET /hello`, `GET /token` (this server's ``HandlerState/token``), `GET /held`
-/// (answered once the test releases it), `GET /called-back` (answered when the test calls its callback) and
-/// `GET /events` (a stream the test writes to).
+/// (answered once the test releases it), `GET /called-back` (answered when the test calls its callback),
+/// `GET /events` (a stream the test writes to) and `GET /large` (``largeBody``).
 @LoopActor
 func makeServer(
     _ configuration: HTTPServerConfiguration = HTTPServerConfiguration(port: 0)
@@ -37,6 +40,7 @@ func makeServer(
     }
     router.on(.get, "/called-back") { _ in .callback { respond in state.callbacks.append(respond) } }
     router.on(.get, "/events") { _ in .stream { stream in state.streams.append(stream) } }
+    router.on(.get, "/large") { _ in .response(HTTPResponse(status: 200, body: largeBody)) }
     return (HTTPServer(configuration: configuration, router: router, logger: Logger(label: "test")), state)
 }
 

@@ -7,8 +7,16 @@ final class ServerConnection: @unchecked Sendable {
 
     private init(socket: TestSocket) { self.socket = socket }
 
-    static func open(port: Int) async throws -> ServerConnection {
-        try await offPool { ServerConnection(socket: try TestSocket(port: port)) }
+    /// A connection to `port`; `receiveBufferBytes` makes its kernel buffer small, for a client that stalls.
+    static func open(port: Int, receiveBufferBytes: Int? = nil) async throws -> ServerConnection {
+        try await offPool {
+            ServerConnection(socket: try TestSocket(port: port, receiveBufferBytes: receiveBufferBytes))
+        }
+    }
+
+    /// Sends `GET path` and reads nothing.
+    func send(_ path: String) async throws {
+        try await offPool { try self.socket.write("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") }
     }
 
     /// Sends `GET path` and returns the whole response.

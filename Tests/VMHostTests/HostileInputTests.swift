@@ -390,9 +390,8 @@ struct HostileInputTests {
     }
 
     /// A slowloris client keeps a request head incomplete by sending one header line at a time, each well
-    /// within the idle timeout. The idle timeout is a read timeout (evhttp restarts it on every read), so the
-    /// head must also have a deadline of its own: HTTPServer's `RequestHeadDeadlines`, from accept and from
-    /// each response.
+    /// within the idle timeout. A read timeout would restart on every read (evhttp's did), so the head has a
+    /// deadline of its own: HTTPServer's `ConnectionDeadlines`, from accept and from each response.
     @Test(arguments: [
         ("a head", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n", "X-Drip-{n}: y\r\n"),
         (

@@ -35,8 +35,9 @@ struct RouterTests {
         #expect(repeated["x"] == "2", "a repeated name takes the later value")
         #expect(repeated.names == ["x"])
 
-        guard case .found(_, let head, let session) = router.match(
-            method: .head, segments: ["v1", "sessions", "s1", "search"])
+        guard
+            case .found(_, let head, let session) = router.match(
+                method: .head, segments: ["v1", "sessions", "s1", "search"])
         else {
             Issue.record("HEAD does not fall back to GET")
             return
@@ -47,8 +48,9 @@ struct RouterTests {
 
     @Test @LoopActor func otherMethodsAnswer405WithTheAllowedOnesAndUnknownPaths404() {
         let router = router()
-        guard case .methodNotAllowed(let pattern, let allowed) = router.match(
-            method: .put, segments: ["v1", "sessions", "s1", "search"])
+        guard
+            case .methodNotAllowed(let pattern, let allowed) = router.match(
+                method: .put, segments: ["v1", "sessions", "s1", "search"])
         else {
             Issue.record("PUT is not 405")
             return
