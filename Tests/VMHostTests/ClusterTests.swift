@@ -69,6 +69,7 @@ struct ClusterTests {
             products[id] = loaded.json
         }
         let load = try await Load.start(cluster, sessions.map(\.id))
+        defer { load.abandon() }
 
         // Kill the node holding n2's sessions while commands flow and every session has a stream.
         let victim = "n2"
@@ -154,6 +155,7 @@ struct ClusterTests {
         defer { cluster.stop() }
         let sessions = try await Self.createSessions(cluster, 90)
         let load = try await Load.start(cluster, sessions.map(\.id))
+        defer { load.abandon() }
         for index in 0..<3 {
             let id = cluster.nodes[index].id
             let before = load.clients.filter { $0.snapshot.node == id }
@@ -319,6 +321,14 @@ final class Load: Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
         client.close()
+    }
+
+    /// Stops the commands and the clients without checking anything: a test that ends early (a failed
+    /// `#require`, a node that does not come back) must not leave them retrying against a stopped proxy, which
+    /// would hang the whole test run.
+    func abandon() {
+        stopped.store(true, ordering: .relaxed)
+        for following in clients { following.stop() }
     }
 
     /// Stops the commands, waits until every client's state equals `GET` through the proxy, checks what
