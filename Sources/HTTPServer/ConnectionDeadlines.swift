@@ -12,8 +12,8 @@ import Glibc
 ///   ``HTTPServerConfiguration/idleTimeout`` from accept and from each response; dispatch clears the deadline.
 ///   (evhttp's own timeout restarts with every byte it reads, so a client dripping one header line at a time
 ///   would hold a connection forever.)
-/// - **Writes**: output that waits unsent and does not shrink, pass after pass, for the connection's write
-///   timeout (``HTTPServerConfiguration/idleTimeout``, or ``HTTPServerConfiguration/streamTimeout`` while it
+/// - **Writes**: output that waits unsent and does not shrink, while the socket takes no more, pass after pass,
+///   for the connection's write timeout (``HTTPServerConfiguration/idleTimeout``, or ``HTTPServerConfiguration/streamTimeout`` while it
 ///   carries an event stream) closes the connection: a client that stopped reading. (A stalled stream takes
 ///   no more output once it is over ``HTTPServerConfiguration/streamMaxPendingBytes``, so its output stays.)
 ///
@@ -121,6 +121,14 @@ final class ConnectionDeadlines {
         return eventCallback == nil
     }
 
+    /// Whether the connection's socket would take more bytes now (`poll` for `POLLOUT`, not waiting).
+    nonisolated private static func acceptsOutput(_ bufferevent: OpaquePointer) -> Bool {
+        let socket = bufferevent_getfd(bufferevent)
+        guard socket >= 0 else { return true }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+        return poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLOUT) != 0
+    }
+
     private func sweep() {
         let now = ContinuousClock.now
         for (bufferevent, record) in records {
@@ -141,10 +149,16 @@ final class ConnectionDeadlines {
 
     /// Whether the connection is past a deadline: its output has stalled for its write timeout, or its next
     /// request head is late (a response still being written is not a late head: its deadline moves on).
+    ///
+    /// Output counts as stalled at a pass when bytes wait, no fewer than at the pass before, and the socket
+    /// takes no more (the kernel's send buffer is full). NB: the last condition matters: bytes written in the
+    /// same loop turn as the sweep (a keepalive, an event) wait until the next turn even on a healthy stream,
+    /// and a sweep that keeps meeting such bytes must not take the stream for a stalled one (found by the
+    /// tests under ThreadSanitizer, where the turns are slow).
     private func isOverdue(_ record: ConnectionRecord, now: ContinuousClock.Instant) -> Bool {
         let waiting = evbuffer_get_length(bufferevent_get_output(record.bufferevent))
         defer { record.outputWaiting = waiting }
-        if waiting == 0 || waiting < record.outputWaiting {
+        if waiting == 0 || waiting < record.outputWaiting || Self.acceptsOutput(record.bufferevent) {
             record.outputStalledSince = nil
         } else if let since = record.outputStalledSince {
             if now - since >= record.writeTimeout { return true }
