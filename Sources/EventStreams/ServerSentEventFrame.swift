@@ -4,26 +4,33 @@ import JSON
 public enum ServerSentEventFrame {
     /// `id: ID\nevent: NAME\ndata: DATA\n\n`. DATA is compact JSON, which never contains a raw newline.
     public static func event(_ event: String, id: String, data: [UInt8]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(data.count + id.utf8.count + event.utf8.count + 24)
-        bytes.append("id: ")
-        bytes.append(utf8: id)
-        bytes.append("\nevent: ")
-        bytes.append(utf8: event)
-        bytes.append("\ndata: ")
-        bytes.append(contentsOf: data)
-        bytes.append("\n\n")
-        return bytes
+        frame(data: data, headroom: id.utf8.count + event.utf8.count) {
+            $0.append(utf8: id)
+        } event: {
+            $0.append(utf8: event)
+        }
     }
 
     /// `id: ID\nevent: NAME\ndata: DATA\n\n` with a numeric id, written without formatting a string.
     public static func event(_ event: StaticString, id: Int, data: [UInt8]) -> [UInt8] {
+        frame(data: data, headroom: event.utf8CodeUnitCount + 20) {
+            JSONValue.int(id).serialize(into: &$0)
+        } event: {
+            $0.append(event)
+        }
+    }
+
+    /// The one layout of an event; `id` and `event` write those fields' values.
+    @inline(__always)
+    private static func frame(
+        data: [UInt8], headroom: Int, id writeID: (inout [UInt8]) -> Void, event writeEvent: (inout [UInt8]) -> Void
+    ) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(data.count + event.utf8CodeUnitCount + 44)
+        bytes.reserveCapacity(data.count + headroom + 24)
         bytes.append("id: ")
-        JSONValue.int(id).serialize(into: &bytes)
+        writeID(&bytes)
         bytes.append("\nevent: ")
-        bytes.append(event)
+        writeEvent(&bytes)
         bytes.append("\ndata: ")
         bytes.append(contentsOf: data)
         bytes.append("\n\n")

@@ -33,6 +33,8 @@ final class ConnectionDeadlines {
     /// How long a request head may take, from accept or from the previous response; also how long a response
     /// may wait unsent.
     let timeout: Duration
+    /// How long an event stream's output may wait unsent.
+    let streamTimeout: Duration
 
     /// Every connection evhttp has not let go of yet, by its bufferevent.
     private(set) var records: [OpaquePointer: ConnectionRecord] = [:]
@@ -40,23 +42,19 @@ final class ConnectionDeadlines {
     /// Draining: a connection waiting for its next head is closed at the next sweep instead.
     private var closesIdleConnections = false
 
-    init(timeout: Duration) {
+    init(timeout: Duration, streamTimeout: Duration) {
         self.timeout = timeout
+        self.streamTimeout = streamTimeout
     }
 
-    /// How often the sweep runs for a timeout: every 250 ms, or a quarter of a shorter one.
-    static func sweepPeriod(for timeout: Duration) -> Duration {
-        min(.milliseconds(250), timeout / 4)
-    }
-
-    /// Starts the periodic sweep (``sweepPeriod(for:)``).
+    /// Starts the periodic sweep (every 250 ms, or a quarter of a shorter timeout).
     ///
     /// NB: the sweep also lets go of connections evhttp closed on its own (a malformed head), whose sockets
     /// close only then: a short period keeps a flood of those from holding descriptors. Checking 10,000 open
     /// connections takes well under a millisecond.
     func start() {
         let timer = LoopTimer(repeats: true) { [weak self] in self?.sweep() }
-        timer.schedule(after: Self.sweepPeriod(for: timeout))
+        timer.schedule(after: min(.milliseconds(250), timeout / 4))
         sweeper = timer
     }
 
@@ -74,6 +72,16 @@ final class ConnectionDeadlines {
     /// The record of the connection on `bufferevent`, while evhttp has not let go of it.
     func record(of bufferevent: OpaquePointer) -> ConnectionRecord? {
         records[bufferevent]
+    }
+
+    /// A request head arrived complete: no deadline while it is served.
+    func requestArrived(on record: ConnectionRecord) {
+        record.headDeadline = nil
+    }
+
+    /// The connection now carries an event stream: its output may wait up to the stream timeout.
+    func streamStarted(on record: ConnectionRecord) {
+        record.writeTimeout = streamTimeout
     }
 
     /// A response went out (or a stream ended): the next head has a deadline again (none to wait for while

@@ -52,7 +52,7 @@ extension HTTPServer {
             setCloseCallback(on: connection)
         }
         guard record.admission == .counted else { return .refused }
-        record.headDeadline = nil
+        deadlines.requestArrived(on: record)
         return .admitted(record)
     }
 

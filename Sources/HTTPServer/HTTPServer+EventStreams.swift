@@ -16,7 +16,7 @@ extension HTTPServer {
     ) {
         guard let connection = evhttp_request_get_connection(request.raw) else { return }
         let compressed = configuration.compressStreams && acceptsGzip(request.header("Accept-Encoding"))
-        request.connection?.writeTimeout = configuration.streamTimeout
+        if let record = request.connection { deadlines.streamStarted(on: record) }
         let stream = ServerSentEventStream(
             request: request, connection: connection, server: self,
             maxPendingBytes: configuration.streamMaxPendingBytes, compressed: compressed

@@ -61,7 +61,8 @@ public final class HTTPServer {
         self.logger = logger
         accessLog = AccessLog(logger: logger)
         connectionLimit = ConnectionLimit(maximum: configuration.maxConnections)
-        deadlines = ConnectionDeadlines(timeout: configuration.idleTimeout)
+        deadlines = ConnectionDeadlines(
+            timeout: configuration.idleTimeout, streamTimeout: configuration.streamTimeout)
         writer.commonHeaders = configuration.commonHeaders
     }
 

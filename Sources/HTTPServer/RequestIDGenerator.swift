@@ -22,33 +22,7 @@ struct RequestIDGenerator {
             if Self.isAcceptable(value) { return value }
         }
         counter += 1
-        return Self.format(prefix: prefix, counter: counter)
-    }
-
-    /// `<prefix>-<counter>`, written into a buffer on the stack (string interpolation cost ~600 instructions
-    /// a request; an id of up to 15 bytes is a small string, with no allocation either way).
-    private static func format(prefix: String, counter: UInt64) -> String {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
-            var count = 0
-            for byte in prefix.utf8 {
-                buffer[count] = byte
-                count += 1
-            }
-            buffer[count] = UInt8(ascii: "-")
-            count += 1
-            var digits = 1
-            var rest = counter / 10
-            while rest > 0 {
-                digits += 1
-                rest /= 10
-            }
-            var value = counter
-            for position in stride(from: count + digits - 1, through: count, by: -1) {
-                buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            }
-            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<(count + digits)]), as: UTF8.self)
-        }
+        return "\(prefix)-\(counter)"
     }
 
     /// Whether a client-given id is kept.
