@@ -110,7 +110,8 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [
-                "HTTPServer", "EventLoop", "JSON", "VMHostTesting", .product(name: "Logging", package: "swift-log"),
+                "HTTPServer", "CLibevent", "CLibeventShims", "EventLoop", "JSON", "VMHostTesting",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "VMHostTesting"]),
