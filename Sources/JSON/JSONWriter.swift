@@ -14,7 +14,15 @@ enum JSONWriter {
             buffer.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: digit))
             magnitude = quotient
         }
-        buffer[start...].reverse()
+        // NB: swapped in place: `buffer[start...].reverse()` copied the whole buffer (the slice shares its
+        // storage), an allocation per number written.
+        var low = start
+        var high = buffer.count - 1
+        while low < high {
+            buffer.swapAt(low, high)
+            low += 1
+            high -= 1
+        }
     }
 
     /// Appends `value` as its shortest round-trip decimal form, or `null` when it is not finite.
