@@ -85,6 +85,48 @@ struct ViewModelStateTests {
         ])
     }
 
+    /// `SearchState` keeps its fields in a shared box: copies must still behave as independent values.
+    @Test func searchStateCopiesAreIndependentValues() {
+        let page1 = SearchResults(searchString: "kittens", totalResults: 90, page: 1, pages: 3, photos: photos(0..<3))
+        let recent = RecentSearch(searchString: "kittens", totalResults: 90, thumbnailUrl: nil)
+        var state = SearchState(searchText: "kittens", results: .loaded(page1), recentSearches: [recent])
+        let copy = state
+        #expect(copy == state)
+
+        state.searchText += "!"
+        state.recentSearches.append(recent)
+        state.results = .idle
+        state.lastError = UpstreamError(kind: .network, message: "timed out")
+        #expect(copy.searchText == "kittens")
+        #expect(copy.recentSearches == [recent])
+        #expect(copy.results == .loaded(page1))
+        #expect(copy.lastError == nil)
+        #expect(state.searchText == "kittens!")
+        #expect(state.recentSearches == [recent, recent])
+        #expect(copy != state)
+
+        // Equal fields in separate boxes are equal states.
+        var rebuilt = SearchState(searchText: "kittens!", recentSearches: [recent, recent])
+        rebuilt.lastError = state.lastError
+        #expect(rebuilt == state)
+    }
+
+    /// `canLoadMore` over every kind of results.
+    @Test func searchCanLoadMore() {
+        let more = SearchResults(searchString: "kittens", totalResults: 90, page: 1, pages: 3, photos: [])
+        let last = SearchResults(searchString: "kittens", totalResults: 90, page: 3, pages: 3, photos: [])
+        let failure = UpstreamError(kind: .network, message: "timed out")
+        let request = SearchRequest(text: "kittens", page: 2)
+        let cases: [(Loadable<SearchResults, SearchRequest>, Bool)] = [
+            (.idle, false), (.loaded(more), true), (.loaded(last), false), (.loading(request, previous: more), false),
+            (.loading(request, previous: nil), false), (.failed(failure, previous: more), true),
+            (.failed(failure, previous: last), false), (.failed(failure, previous: nil), false),
+        ]
+        for (results, expected) in cases {
+            #expect(SearchState(searchText: "kittens", results: results).canLoadMore == expected, "\(results)")
+        }
+    }
+
     @Test func productListStates() {
         let items = (0..<40).map { index in
             Product(
