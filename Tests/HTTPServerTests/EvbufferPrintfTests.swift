@@ -73,7 +73,7 @@ struct EvbufferPrintfTests {
         let buffer = evbuffer_new()
         defer { evbuffer_free(buffer) }
         var strings: [UnsafeMutablePointer<CChar>?] = []
-        defer { strings.forEach { free($0) } }
+        defer { for string in strings { free(string) } }
         /// A C string's address as a vararg (an `Int`: the same 64 bits, and a NULL pointer is allowed).
         func cString(_ text: String) -> Int {
             let copy = strdup(text)
