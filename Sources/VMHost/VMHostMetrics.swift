@@ -16,25 +16,8 @@ final class VMHostMetrics: Sendable {
     private let streams: CoreMetrics.Gauge
     private let connections: CoreMetrics.Gauge
     private let sessionsCreated: CoreMetrics.Counter
-    private struct RequestKey: Hashable {
-        var route: String
-        var method: HTTPMethod
-        var status: Int
-
-        /// NB: the route's length and last byte, not its text: routes are a few dozen fixed patterns, which
-        /// these separate well (`…/:id/search` from `…/:id/events`, whose lengths are equal), and hashing the text
-        /// (as a `String`, or its bytes) cost more than the rest of the request's metrics.
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(route.utf8.count)
-            hasher.combine(route.utf8.last)
-            hasher.combine(method)
-            hasher.combine(status)
-        }
-    }
-
-    /// Each request kind's counter with its route's timer: one lookup per request.
-    private let requestMetrics = Mutex<[RequestKey: (counter: CoreMetrics.Counter, timer: CoreMetrics.Timer)]>([:])
-    private let requestTimers = Mutex<[String: CoreMetrics.Timer]>([:])
+    /// Requests by route, method and status, and their durations by route.
+    private let requests: RequestMetrics
     private let upstreamCounters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let upstreamTimers = Mutex<[String: CoreMetrics.Timer]>([:])
 
@@ -46,6 +29,7 @@ final class VMHostMetrics: Sendable {
             .milliseconds(2500), .seconds(5), .seconds(10),
         ]
         self.factory = factory
+        requests = RequestMetrics(buckets: factory.defaultDurationHistogramBuckets)
         sessions = CoreMetrics.Gauge(label: "vmhost_sessions", factory: factory)
         streams = CoreMetrics.Gauge(label: "vmhost_open_streams", factory: factory)
         connections = CoreMetrics.Gauge(label: "vmhost_open_connections", factory: factory)
@@ -89,7 +73,7 @@ final class VMHostMetrics: Sendable {
 
     /// One acknowledged journal write's round trip.
     func journalWrite(_ duration: Duration) {
-        journalLatency.recordNanoseconds(Self.nanoseconds(duration))
+        journalLatency.recordNanoseconds(RequestMetrics.nanoseconds(duration))
     }
 
     /// Counts one shared-fetcher outcome: `hit`, `miss` or `shared`.
@@ -112,31 +96,9 @@ final class VMHostMetrics: Sendable {
         connections.record(connectionCount)
     }
 
-    func record(_ record: HTTPRequestRecord) {
-        // NB: a struct key, not an interpolated string: this runs on every request.
-        let key = RequestKey(route: record.route, method: record.method, status: record.status)
-        let metrics = requestMetrics.withLock { metrics in
-            if let known = metrics[key] { return known }
-            let counter = CoreMetrics.Counter(
-                label: "vmhost_http_requests_total",
-                dimensions: [
-                    ("route", record.route), ("method", record.method.rawValue), ("status", "\(record.status)"),
-                ],
-                factory: factory
-            )
-            let timer = requestTimers.withLock { timers in
-                if let timer = timers[record.route] { return timer }
-                let timer = CoreMetrics.Timer(
-                    label: "vmhost_http_request_duration_seconds", dimensions: [("route", record.route)],
-                    factory: factory)
-                timers[record.route] = timer
-                return timer
-            }
-            metrics[key] = (counter, timer)
-            return (counter, timer)
-        }
-        metrics.counter.increment()
-        metrics.timer.recordNanoseconds(Self.nanoseconds(record.duration))
+    /// Counts an answered request.
+    @LoopActor func record(_ record: HTTPRequestRecord) {
+        requests.record(record)
     }
 
     var upstreamRecorder: UpstreamRecorder {
@@ -161,18 +123,15 @@ final class VMHostMetrics: Sendable {
                 timers[service] = timer
                 return timer
             }
-            timer.recordNanoseconds(Self.nanoseconds(duration))
+            timer.recordNanoseconds(RequestMetrics.nanoseconds(duration))
         }
     }
 
-    func exposition() -> [UInt8] {
+    /// Every metric in the Prometheus text format.
+    @LoopActor func exposition() -> [UInt8] {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
+        requests.emit(into: &buffer)
         return buffer
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
