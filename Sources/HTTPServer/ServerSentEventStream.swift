@@ -50,35 +50,36 @@ public final class ServerSentEventStream: EventSink {
     /// when closed or backed up.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        guard let pending = admittedPendingBytes() else { return false }
-        guard encoder != nil else { return enqueue(bytes, pending: pending) }
-        return enqueue(Self.compress(bytes), pending: pending)
+        guard let (server, pending) = admitted() else { return false }
+        guard encoder != nil else { return enqueue(bytes, pending: pending, server: server) }
+        return enqueue(Self.compress(bytes), pending: pending, server: server)
     }
 
     /// Writes bytes shared by many streams; a gzip stream writes their segment, compressed once for all.
     /// Returns false when closed or backed up.
     @discardableResult
     public func send(_ chunk: ServerSentEventChunk) -> Bool {
-        guard let pending = admittedPendingBytes() else { return false }
-        guard encoder != nil else { return enqueue(chunk.bytes, pending: pending) }
-        return enqueue(chunk.gzipSegment, pending: pending)
+        guard let (server, pending) = admitted() else { return false }
+        guard encoder != nil else { return enqueue(chunk.bytes, pending: pending, server: server) }
+        return enqueue(chunk.gzipSegment, pending: pending, server: server)
     }
 
-    /// The bytes waiting unsent when a write may go (checked before compressing anything); nil when the
-    /// stream is closed or backed up, and then the drain is wanted.
-    private func admittedPendingBytes() -> Int? {
-        guard isOpen, server != nil else { return nil }
+    /// The server and the bytes waiting unsent when a write may go (checked before compressing anything); nil
+    /// when the stream is closed or backed up, and then the drain is wanted. NB: the server is loaded once per
+    /// write: a weak load costs ~100 instructions.
+    private func admitted() -> (server: HTTPServer, pending: Int)? {
+        guard isOpen, let server else { return nil }
         let pending = pendingBytes
         guard pending <= maxPendingBytes else {
             drainWanted = true
             return nil
         }
-        return pending
+        return (server, pending)
     }
 
     /// Queues a gzip segment, with the member header in front of the first one.
-    private func enqueue(_ segment: GzipSegment, pending: Int) -> Bool {
-        guard var encoder, let server else { return false }
+    private func enqueue(_ segment: GzipSegment, pending: Int, server: HTTPServer) -> Bool {
+        guard var encoder else { return false }
         let header = encoder.record(segment)
         self.encoder = encoder
         let scratch = server.scratchBuffer
@@ -91,8 +92,7 @@ public final class ServerSentEventStream: EventSink {
     }
 
     /// Queues bytes as they go on the wire.
-    private func enqueue(_ bytes: [UInt8], pending: Int) -> Bool {
-        guard let server else { return false }
+    private func enqueue(_ bytes: [UInt8], pending: Int, server: HTTPServer) -> Bool {
         let scratch = server.scratchBuffer
         let framed = Self.beginChunk(scratch, size: bytes.count, of: raw)
         ResponseWriter.append(bytes, to: scratch)
