@@ -38,6 +38,19 @@ struct ChannelStreamTests {
         #expect(channel.state == ["version": 3, "count": 2])
     }
 
+    /// A stream's observer that goes away while the sink stays open (its channel dropped without closing) takes
+    /// its drain callback back: a later drain calls nothing that is gone.
+    @Test func anObserverThatGoesAwayTakesItsDrainCallbackBack() {
+        let sink = FakeEventSink()
+        var channel: StateChannel? = counter()
+        channel?.subscribe(sink, format: .patches, lastEventID: nil)
+        #expect(sink.onDrain != nil)
+        channel = nil
+        #expect(sink.onDrain == nil)
+        sink.drain()
+        #expect(sink.isOpen)
+    }
+
     @Test func everyStreamGetsTheSameFramedPatch() {
         let channel = counter()
         let first = FakeEventSink()

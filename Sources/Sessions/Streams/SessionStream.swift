@@ -12,22 +12,26 @@ final class SessionStream: ChannelObserver {
     private let format: StreamFormat
     /// The version of each channel the client holds, by channel name.
     private var sent: [String: Int] = [:]
-    private var writer: EventStreamWriter?
+    private var writer: EventStreamWriter
 
     /// Attaches a multiplexed stream to `channels` and sends what the client is missing.
     /// - Parameter resumeFrom: the `Last-Event-ID` (`search:5,products:3`), if any.
     static func start(_ sink: any EventSink, channels: [StateChannel], format: StreamFormat, resumeFrom: String?) {
-        let observer = SessionStream(channels: channels, format: format)
-        observer.writer = EventStreamWriter(sink: sink, parts: channels.map(\.name)) { [weak observer] name in
-            observer?.writeSnapshot(name) ?? false
-        }
+        let observer = SessionStream(sink: sink, channels: channels, format: format)
+        // NB: unowned: the stream takes the callback back when it goes (deinit).
+        sink.onDrain = { [unowned observer] in observer.drained() }
         for channel in channels { channel.attach(observer, to: sink) }
         observer.sendInitial(to: sink, resume: resumeFrom.map(MultiplexedEventID.parse) ?? [:])
     }
 
-    private init(channels: [StateChannel], format: StreamFormat) {
+    private init(sink: any EventSink, channels: [StateChannel], format: StreamFormat) {
         self.channels = channels
         self.format = format
+        writer = EventStreamWriter(sink: sink, parts: channels.map(\.name))
+    }
+
+    isolated deinit {
+        writer.sink.onDrain = nil
     }
 
     private var currentID: String {
@@ -61,27 +65,30 @@ final class SessionStream: ChannelObserver {
     }
 
     func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: ServerSentEventChunk) {
-        writer?.change(channel.name) {
+        writer.change(channel.name) { sink in
             format == .patches
-                ? write(channel, at: version, event: "patch", data: patch)
-                : write(channel, at: version, event: "snapshot", data: channel.stateBytes)
+                ? write(channel, at: version, event: "patch", data: patch, to: sink)
+                : write(channel, at: version, event: "snapshot", data: channel.stateBytes, to: sink)
         }
     }
 
     func channelClosed(_ channel: StateChannel) {
-        writer?.end()
+        writer.end()
     }
 
-    /// Writes the snapshot of the channel named `name` (the reader drained after a refused write).
-    private func writeSnapshot(_ name: String) -> Bool {
-        guard let channel = channels.first(where: { $0.name == name }) else { return false }
-        return write(channel, at: channel.version, event: "snapshot", data: channel.stateBytes)
+    /// The reader drained after a refused write: the snapshot of each stale channel.
+    private func drained() {
+        writer.drained { name, sink in
+            guard let channel = channels.first(where: { $0.name == name }) else { return false }
+            return write(channel, at: channel.version, event: "snapshot", data: channel.stateBytes, to: sink)
+        }
     }
 
     /// Writes `channel`'s event that brings the client to `version`, with the id that says so; returns
     /// whether the sink took it.
-    private func write(_ channel: StateChannel, at version: Int, event: String, data: [UInt8]) -> Bool {
-        guard let sink = writer?.sink else { return false }
+    private func write(
+        _ channel: StateChannel, at version: Int, event: String, data: [UInt8], to sink: any EventSink
+    ) -> Bool {
         let previous = sent[channel.name]
         sent[channel.name] = version
         // NB: a refused event never reaches the client: later ids must not claim its version.

@@ -7,15 +7,14 @@ import EventStreams
 final class Subscriber: ChannelObserver {
     let format: StreamFormat
     private weak var channel: StateChannel?
-    private var writer: EventStreamWriter?
+    private var writer: EventStreamWriter
 
     /// Attaches a stream to `channel`: sends `retry`, then either the patches after `lastEventID` (when
     /// still in the ring) or a snapshot, then every later change.
     static func start(_ sink: any EventSink, channel: StateChannel, format: StreamFormat, lastEventID: Int?) {
-        let subscriber = Subscriber(channel: channel, format: format)
-        subscriber.writer = EventStreamWriter(sink: sink, parts: [channel.name]) { [weak subscriber] _ in
-            subscriber?.writeSnapshot() ?? false
-        }
+        let subscriber = Subscriber(sink: sink, channel: channel, format: format)
+        // NB: unowned: the subscriber takes the callback back when it goes (deinit).
+        sink.onDrain = { [unowned subscriber] in subscriber.drained() }
         channel.attach(subscriber, to: sink)
         var first = ServerSentEventFrame.retry(milliseconds: channel.retryMilliseconds)
         if let lastEventID, format == .patches, let missed = channel.patches(after: lastEventID) {
@@ -28,24 +27,30 @@ final class Subscriber: ChannelObserver {
         sink.send(first)
     }
 
-    private init(channel: StateChannel, format: StreamFormat) {
+    private init(sink: any EventSink, channel: StateChannel, format: StreamFormat) {
         self.channel = channel
         self.format = format
+        writer = EventStreamWriter(sink: sink, parts: [channel.name])
+    }
+
+    isolated deinit {
+        writer.sink.onDrain = nil
     }
 
     func channel(_ channel: StateChannel, published version: Int, patch: [UInt8], patchEvent: ServerSentEventChunk) {
-        writer?.change(channel.name) { [format] in
-            guard let sink = writer?.sink else { return false }
-            return sink.send(format == .patches ? patchEvent : channel.snapshotEvent)
+        writer.change(channel.name) { [format] sink in
+            sink.send(format == .patches ? patchEvent : channel.snapshotEvent)
         }
     }
 
     func channelClosed(_ channel: StateChannel) {
-        writer?.end()
+        writer.end()
     }
 
-    private func writeSnapshot() -> Bool {
-        guard let channel, let sink = writer?.sink else { return false }
-        return sink.send(channel.snapshotEvent)
+    private func drained() {
+        writer.drained { _, sink in
+            guard let channel else { return false }
+            return sink.send(channel.snapshotEvent)
+        }
     }
 }
