@@ -158,19 +158,25 @@ final class ConnectionDeadlines {
     /// Whether the connection is past a deadline: its output has stalled for its write timeout, or its next
     /// request head is late (a response still being written is not a late head: its deadline moves on).
     ///
-    /// Output counts as stalled at a pass when bytes wait, no fewer than at the pass before, and the socket
-    /// takes no more (the kernel's send buffer is full). NB: the last condition matters: bytes written in the
+    /// Output counts as stalled from a pass where bytes wait, no fewer than at the pass before, while at every
+    /// later pass they still do and the socket takes no more (the kernel's send buffer is full). NB: the last condition matters: bytes written in the
     /// same loop turn as the sweep (a keepalive, an event) wait until the next turn even on a healthy stream,
     /// and a sweep that keeps meeting such bytes must not take the stream for a stalled one (found by the
     /// tests under ThreadSanitizer, where the turns are slow).
     private func isOverdue(_ record: ConnectionRecord, now: ContinuousClock.Instant) -> Bool {
         let waiting = evbuffer_get_length(bufferevent_get_output(record.bufferevent))
         defer { record.outputWaiting = waiting }
-        if waiting == 0 || waiting < record.outputWaiting || Self.acceptsOutput(record.bufferevent) {
+        if waiting == 0 || waiting < record.outputWaiting {
             record.outputStalledSince = nil
         } else if let since = record.outputStalledSince {
-            if now - since >= record.writeTimeout { return true }
+            if Self.acceptsOutput(record.bufferevent) {
+                record.outputStalledSince = nil
+            } else if now - since >= record.writeTimeout {
+                return true
+            }
         } else {
+            // NB: the socket is asked from the second such pass on: in a busy fan-out most connections have
+            // bytes waiting at some pass, and asking at every one cost a system call per connection and pass.
             record.outputStalledSince = now
         }
         guard let deadline = record.headDeadline, deadline <= now else { return false }
