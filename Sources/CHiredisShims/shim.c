@@ -37,11 +37,9 @@ int vmh_redis_set_disconnect_callback(redisAsyncContext *context,
     return redisAsyncSetDisconnectCallback(context, callback);
 }
 
-int vmh_redis_command_argv(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
-                           void *privdata, int argc, const char *const *argv, const size_t *argvlen) {
-    // NB: hiredis only reads the argument arrays (it copies them into its output buffer at once); its
-    // prototype lacks the inner const.
-    return redisAsyncCommandArgv(context, callback, privdata, argc, (const char **)argv, argvlen);
+int vmh_redis_formatted_command(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
+                                void *privdata, const char *command, size_t length) {
+    return redisAsyncFormattedCommand(context, callback, privdata, command, length);
 }
 
 void vmh_redis_free(redisAsyncContext *context) {

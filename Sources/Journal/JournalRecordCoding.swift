@@ -13,25 +13,28 @@ enum JournalRecordCoding {
 
     /// `{"version":N,"state":…,"snapshot":…}` around a state already serialised (the channel's bytes: the
     /// write path does not serialise the state a second time).
-    static func entry(version: Int, stateBytes: [UInt8], snapshot: JSONValue) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(stateBytes.count * 2 + 48)
-        bytes.append(#"{"version":"#)
-        bytes.append(contentsOf: String(version).utf8)
-        bytes.append(#","state":"#)
-        bytes.append(contentsOf: stateBytes)
-        bytes.append(#","snapshot":"#)
-        snapshot.serialize(into: &bytes)
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
+    static func appendEntry(version: Int, stateBytes: [UInt8], snapshot: JSONValue, to command: inout RedisCommand) {
+        // NB: the closures are written here, outside the loop's isolation: an isolated closure checks its
+        // executor each time it runs.
+        command.appendArgument { bytes in
+            bytes.reserveCapacity(bytes.count + stateBytes.count * 2 + 48)
+            bytes.append(#"{"version":"#)
+            JSONValue.int(version).serialize(into: &bytes)
+            bytes.append(#","state":"#)
+            bytes.append(contentsOf: stateBytes)
+            bytes.append(#","snapshot":"#)
+            snapshot.serialize(into: &bytes)
+            bytes.append(UInt8(ascii: "}"))
+        }
     }
 
     /// `"VERSION PATCH"`.
-    static func replayEntry(version: Int, patch: [UInt8]) -> [UInt8] {
-        var bytes = Array(String(version).utf8)
-        bytes.append(0x20)
-        bytes.append(contentsOf: patch)
-        return bytes
+    static func appendReplayEntry(version: Int, patch: [UInt8], to command: inout RedisCommand) {
+        command.appendArgument { bytes in
+            JSONValue.int(version).serialize(into: &bytes)
+            bytes.append(0x20)
+            bytes.append(contentsOf: patch)
+        }
     }
 
     static func answer(fingerprint: [UInt8], answer: IdempotentAnswer) -> [UInt8] {

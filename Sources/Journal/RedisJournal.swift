@@ -232,51 +232,59 @@ public final class RedisJournal: SessionJournal {
             degrade(session)
             return
         }
-        let keys = JournalKeys(session.id)
-        var keyList = [keys.hash, keys.keyOrder, keys.keys]
-        var arguments: [[UInt8]] = [
-            Array(owner.utf8), Array(String(ttlMilliseconds).utf8), Array(String(replayCapacity).utf8),
-            Array(String(keyCapacity).utf8), Array((full ? "full" : "update").utf8),
-        ]
-        var written: [(ViewModelSlot, Int)] = []
-        var entries: [[UInt8]] = []
         let alreadySent = sent[session.id] ?? [:]
-        for slot in session.slots {
-            let channel = slot.channel
-            let held = channel.heldVersions
-            let latest = channel.latestVersion
-            let previous = alreadySent[slot.name] ?? 0
-            guard full || latest > previous else { continue }
-            var patches: [[UInt8]] = []
-            if full {
-                for (version, patch) in channel.replayedPatches {
-                    patches.append(JournalRecordCoding.replayEntry(version: version, patch: patch))
-                }
-            }
-            for entry in held where full || entry.version > previous {
-                patches.append(JournalRecordCoding.replayEntry(version: entry.version, patch: entry.patch))
-            }
-            let stateBytes = held.last?.stateBytes ?? channel.stateBytes
-            keyList.append(keys.replay(slot.name))
-            entries.append(Array(slot.name.utf8))
-            entries.append(
-                JournalRecordCoding.entry(version: latest, stateBytes: stateBytes, snapshot: slot.model.snapshot()))
-            entries.append(Array(String(patches.count).utf8))
-            entries.append(contentsOf: patches)
-            written.append((slot, latest))
+        // NB: loops, not `filter` and `reduce`: a closure here checks its executor on every call.
+        var slots: [ViewModelSlot] = []
+        var names: [String] = []
+        var capacity = 512
+        for slot in session.slots where full || slot.channel.latestVersion > alreadySent[slot.name, default: 0] {
+            slots.append(slot)
+            names.append(slot.name)
+            capacity += 2 * slot.channel.lastStateByteCount
         }
         let answers = full ? session.idempotencyKeys.answered : session.unjournaledAnswers
         session.unjournaledAnswers.removeAll()
-        guard !written.isEmpty || !answers.isEmpty || full else {
+        guard !slots.isEmpty || !answers.isEmpty || full else {
             session.journalWriteEnded()
             return
         }
-        arguments.append(Array(String(written.count).utf8))
-        arguments.append(contentsOf: entries)
-        arguments.append(Array(String(answers.count).utf8))
+        // NB: encoded straight into the command: no array or string per argument (callgrind: the arrays and
+        // their formatting by hiredis cost more than the rest of a write).
+        var command = RedisCommand(capacity: capacity)
+        command.append(3 + slots.count)
+        JournalKeys.appendWriteKeys(of: session.id, viewModels: names, to: &command)
+        command.append(owner)
+        command.append(ttlMilliseconds)
+        command.append(replayCapacity)
+        command.append(keyCapacity)
+        command.append(full ? "full" : "update")
+        command.append(slots.count)
+        var written: [(ViewModelSlot, Int)] = []
+        for slot in slots {
+            let channel = slot.channel
+            let held = channel.heldVersions
+            let latest = channel.latestVersion
+            let previous = alreadySent[slot.name, default: 0]
+            let stateBytes = held.last?.stateBytes ?? channel.stateBytes
+            let snapshot = slot.model.snapshot()
+            command.append(slot.name)
+            JournalRecordCoding.appendEntry(version: latest, stateBytes: stateBytes, snapshot: snapshot, to: &command)
+            let replayed = full ? channel.replayedPatches : []
+            var newlyHeld = 0
+            for entry in held where full || entry.version > previous { newlyHeld += 1 }
+            command.append(replayed.count + newlyHeld)
+            for (version, patch) in replayed {
+                JournalRecordCoding.appendReplayEntry(version: version, patch: patch, to: &command)
+            }
+            for entry in held where full || entry.version > previous {
+                JournalRecordCoding.appendReplayEntry(version: entry.version, patch: entry.patch, to: &command)
+            }
+            written.append((slot, latest))
+        }
+        command.append(answers.count)
         for (key, fingerprint, answer) in answers {
-            arguments.append(Array(key.utf8))
-            arguments.append(JournalRecordCoding.answer(fingerprint: fingerprint, answer: answer))
+            command.append(key)
+            command.append(JournalRecordCoding.answer(fingerprint: fingerprint, answer: answer))
         }
 
         session.isBeingJournaled = true
@@ -284,7 +292,7 @@ public final class RedisJournal: SessionJournal {
         for (slot, version) in written { sentNow[slot.name] = version }
         sent[session.id] = sentNow
         let started = ContinuousClock.now
-        evaluate(.write, keys: keyList, arguments: arguments) { [weak self] result in
+        evaluate(.write, tail: command) { [weak self] result in
             self?.finishWrite(session, written: written, full: full, result: result, started: started)
         }
     }
@@ -409,19 +417,30 @@ public final class RedisJournal: SessionJournal {
         return try result.get()
     }
 
-    /// The same, calling `completion` on the loop with the outcome: no task and no continuation, as the write
-    /// path runs it once per write.
+    /// The same, calling `completion` on the loop with the outcome: no task and no continuation.
     private func evaluate(
         _ script: JournalScript, keys: [String], arguments: [[UInt8]],
         then completion: @escaping @LoopActor (Result<RedisReply, RedisError>) -> Void
     ) {
-        var tail: [[UInt8]] = []
-        tail.reserveCapacity(keys.count + arguments.count + 3)
-        tail.append(Array(String(keys.count).utf8))
-        for key in keys { tail.append(Array(key.utf8)) }
-        tail.append(contentsOf: arguments)
+        var tail = RedisCommand()
+        tail.append(keys.count)
+        for key in keys { tail.append(key) }
+        for argument in arguments { tail.append(argument) }
+        evaluate(script, tail: tail, then: completion)
+    }
+
+    /// Runs `script` (`EVALSHA`, or `EVAL` with its text when Redis does not know it yet) with `tail`: the number
+    /// of keys, the keys, then the arguments. The write path builds `tail` once per write.
+    private func evaluate(
+        _ script: JournalScript, tail: RedisCommand,
+        then completion: @escaping @LoopActor (Result<RedisReply, RedisError>) -> Void
+    ) {
         let byText = { [client] in
-            client.send([Array("EVAL".utf8), Array(script.source.utf8)] + tail) { [weak self] result in
+            var command = RedisCommand()
+            command.append("EVAL")
+            command.append(script.source)
+            command.append(contentsOf: tail)
+            client.send(command) { [weak self] result in
                 completion(result)
                 guard let self, self.scriptHashes[script] == nil else { return }
                 self.client.send(["SCRIPT", "LOAD", script.source].map { Array($0.utf8) }) { [weak self] learned in
@@ -430,7 +449,11 @@ public final class RedisJournal: SessionJournal {
             }
         }
         guard let hash = scriptHashes[script] else { return byText() }
-        client.send([Array("EVALSHA".utf8), Array(hash.utf8)] + tail) { [weak self] result in
+        var command = RedisCommand(capacity: tail.byteCount + 64)
+        command.append("EVALSHA")
+        command.append(hash)
+        command.append(contentsOf: tail)
+        client.send(command) { [weak self] result in
             if case .failure(.server(let message)) = result, message.hasPrefix("NOSCRIPT") {
                 self?.scriptHashes[script] = nil
                 byText()

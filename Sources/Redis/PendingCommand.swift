@@ -1,12 +1,13 @@
 import EventLoop
 
-/// One command on its way: its arguments, its deadline and the code to run once with its outcome.
+/// One command on its way: its encoding, its deadline and the code to run once with its outcome.
 ///
-/// While hiredis holds the command (from `redisAsyncCommandArgv` to its callback) it owns one retain of
+/// While hiredis holds the command (from `redisAsyncFormattedCommand` to its callback) it owns one retain of
 /// it, taken with `Unmanaged.passRetained` and given back by `takeRetainedValue` in the callback.
 @LoopActor
 final class PendingCommand {
-    let arguments: [[UInt8]]
+    /// The command, sealed.
+    let command: RedisCommand
     let deadline: ContinuousClock.Instant
     /// When the command was handed to hiredis.
     private(set) var sentAt: ContinuousClock.Instant?
@@ -16,8 +17,10 @@ final class PendingCommand {
     typealias Completion = @LoopActor (Result<RedisReply, RedisError>, Duration?) -> Void
     private var completion: Completion?
 
-    init(arguments: [[UInt8]], deadline: ContinuousClock.Instant, completion: @escaping Completion) {
-        self.arguments = arguments
+    init(_ command: RedisCommand, deadline: ContinuousClock.Instant, completion: @escaping Completion) {
+        var command = command
+        command.seal()
+        self.command = command
         self.deadline = deadline
         self.completion = completion
     }

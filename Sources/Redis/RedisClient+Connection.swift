@@ -19,8 +19,11 @@ extension RedisClient: RedisConnectionDelegate {
         isDatabaseSelected = configuration.database == 0
         if !isDatabaseSelected {
             // NB: queued before any other command, and those wait for its reply: none runs on database 0.
+            var command = RedisCommand()
+            command.append("SELECT")
+            command.append(configuration.database)
             let select = PendingCommand(
-                arguments: [Array("SELECT".utf8), Array(String(configuration.database).utf8)],
+                command,
                 deadline: ContinuousClock.now + configuration.connectTimeout
             ) { [weak self, weak connection] result, _ in
                 guard let self, let connection else { return }

@@ -105,12 +105,21 @@ public final class RedisClient {
     }
 
     /// Sends one command and calls `completion` on the loop, exactly once, with its outcome: the same as the
-    /// `async` overload without a task or a continuation (the journal's write path uses it, once per write).
-    /// When the command cannot be sent, `completion` runs before this returns.
+    /// `async` overload without a task or a continuation. When the command cannot be sent, `completion` runs
+    /// before this returns.
     public func send(
         _ arguments: [[UInt8]], then completion: @escaping @LoopActor (Result<RedisReply, RedisError>) -> Void
     ) {
-        if let refusal = Self.refusal(of: arguments) {
+        send(RedisCommand(arguments), then: completion)
+    }
+
+    /// Sends one command already encoded (``RedisCommand``) and calls `completion` on the loop, exactly once, with
+    /// its outcome (the journal's write path builds its commands so, once per write). The same refusals and
+    /// errors as ``send(_:)``.
+    public func send(
+        _ command: RedisCommand, then completion: @escaping @LoopActor (Result<RedisReply, RedisError>) -> Void
+    ) {
+        if let refusal = Self.refusal(of: command) {
             statistics.commandsFailed += 1
             completion(.failure(refusal))
             return
@@ -121,11 +130,11 @@ public final class RedisClient {
             return
         }
         let deadline = ContinuousClock.now + configuration.commandTimeout
-        let command = PendingCommand(arguments: arguments, deadline: deadline) { [self] result, latency in
+        let pending = PendingCommand(command, deadline: deadline) { [self] result, latency in
             record(result, latency: latency)
             completion(result)
         }
-        enqueue(command)
+        enqueue(pending)
     }
 
     /// Sends one command given as strings (UTF-8); otherwise the same as the `[[UInt8]]` overload.
@@ -176,12 +185,12 @@ public final class RedisClient {
 
     /// The command name in ASCII lower case (no `String` on the write path: this runs for every command).
     /// NB: `nonisolated`, so its closure is not checked for isolation once per byte.
-    nonisolated private static func lowercased(_ bytes: [UInt8]) -> [UInt8] {
+    nonisolated private static func lowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
         bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
     }
 
-    private static func refusal(of arguments: [[UInt8]]) -> RedisError? {
-        guard let first = arguments.first else { return .invalidCommand("empty command") }
+    private static func refusal(of command: RedisCommand) -> RedisError? {
+        guard let first = command.argument(0) else { return .invalidCommand("empty command") }
         // NB: every refused command name has 6 to 12 bytes; most commands (GET, EVALSHA, …) stop here.
         guard (6...12).contains(first.count) else { return nil }
         let name = lowercased(first)
@@ -189,7 +198,7 @@ public final class RedisClient {
             return .invalidCommand(
                 "\(String(decoding: name, as: UTF8.self).uppercased()) is not supported by this client")
         }
-        if name == Array("client".utf8), arguments.count > 1, lowercased(arguments[1]) == Array("reply".utf8) {
+        if name == Array("client".utf8), let second = command.argument(1), lowercased(second) == Array("reply".utf8) {
             return .invalidCommand("CLIENT REPLY is not supported by this client")
         }
         return nil

@@ -60,14 +60,13 @@ final class RedisConnection {
         return true
     }
 
-    /// Hands `command` to hiredis (binary-safe argv, no format string).
+    /// Hands `command` to hiredis, already encoded (binary-safe, no format string).
     /// - Returns: false when hiredis refused it (the context is closing); the command is untouched then.
     func send(_ command: PendingCommand) -> Bool {
         guard let context else { return false }
-        let arguments = command.arguments
         let privdata = Unmanaged.passRetained(command).toOpaque()
-        let status = Self.withArgv(arguments) { pointers, lengths in
-            vmh_redis_command_argv(
+        let status = command.command.withEncoded { encoded in
+            vmh_redis_formatted_command(
                 context,
                 { _, reply, privdata in
                     guard let privdata else { return }
@@ -79,7 +78,7 @@ final class RedisConnection {
                         HiredisCallback.run { command.connection?.didFinish(command, with: outcome) }
                     }
                 },
-                privdata, Int32(arguments.count), pointers, lengths
+                privdata, encoded.baseAddress?.assumingMemoryBound(to: CChar.self), encoded.count
             )
         }
         guard status == vmh_redis_ok else {
@@ -90,36 +89,6 @@ final class RedisConnection {
         command.markSent()
         inFlight.append(command)
         return true
-    }
-
-    /// Runs `body` with the arguments as C pointers and lengths, for `redisAsyncCommandArgv`.
-    ///
-    /// NB: `nonisolated`: a closure written in ``LoopActor``-isolated code checks its isolation on every call,
-    /// so the per-argument closures here cost more than the copy when this was isolated (callgrind).
-    /// One contiguous copy gives every argument a stable address for the call; hiredis copies the
-    /// formatted command into its output buffer before returning.
-    nonisolated private static func withArgv<Result>(
-        _ arguments: [[UInt8]], _ body: ([UnsafePointer<CChar>?], [Int]) -> Result
-    ) -> Result {
-        var total = 0
-        for argument in arguments { total += argument.count }
-        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: max(total, 1))
-        defer { storage.deallocate() }
-        var pointers: [UnsafePointer<CChar>?] = []
-        var lengths: [Int] = []
-        pointers.reserveCapacity(arguments.count)
-        lengths.reserveCapacity(arguments.count)
-        var offset = 0
-        for argument in arguments {
-            let start = storage + offset
-            argument.withUnsafeBufferPointer { bytes in
-                if let base = bytes.baseAddress { start.initialize(from: base, count: bytes.count) }
-            }
-            pointers.append(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self))
-            lengths.append(argument.count)
-            offset += argument.count
-        }
-        return body(pointers, lengths)
     }
 
     /// Frees the context now: hiredis fails every command it holds (NULL replies), then reports the

@@ -100,7 +100,8 @@ public final class StateChannel {
     private var cachedSnapshotEvent: ServerSentEventChunk?
     private var cachedStateBytes: [UInt8]?
     private var readsOfVersion = 0
-    private var lastStateByteCount = 0
+    /// The size of the state's JSON text when last serialised (what buffers for it reserve).
+    public private(set) var lastStateByteCount = 0
     private var observers: [ObjectIdentifier: any ChannelObserver] = [:]
     private var held: [HeldVersion] = []
 

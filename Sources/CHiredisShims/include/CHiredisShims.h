@@ -38,11 +38,12 @@ int vmh_redis_set_connect_callback(redisAsyncContext *context, void (*callback)(
 int vmh_redis_set_disconnect_callback(redisAsyncContext *context,
                                       void (*callback)(const redisAsyncContext *, int));
 
-/// Queues one command given as binary-safe arguments (`redisAsyncCommandArgv`). On REDIS_OK `callback` is
-/// called exactly once with `privdata`: with the reply, or with NULL when the context goes away first.
-/// On REDIS_ERR it is never called. Subscribe and monitor commands call back more than once: never send them.
-int vmh_redis_command_argv(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
-                           void *privdata, int argc, const char *const *argv, const size_t *argvlen);
+/// Queues one command already encoded in the Redis protocol, `length` bytes at `command`
+/// (`redisAsyncFormattedCommand`; hiredis copies them before returning). On REDIS_OK `callback` is called
+/// exactly once with `privdata`: with the reply, or with NULL when the context goes away first. On REDIS_ERR
+/// it is never called. Subscribe and monitor commands call back more than once: never send them.
+int vmh_redis_formatted_command(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
+                                void *privdata, const char *command, size_t length);
 
 /// Frees the context at once (`redisAsyncFree`): pending callbacks get NULL replies, then the disconnect
 /// callback runs (if it had connected). Never call it from inside a hiredis callback: 0.14 frees a

@@ -1,0 +1,178 @@
+/// One command in the Redis protocol (RESP): an array of binary-safe bulk strings, encoded as its arguments
+/// are appended, in the form hiredis sends as it is (`redisAsyncFormattedCommand`).
+///
+/// NB: encoded in place rather than kept as `[[UInt8]]` for `redisAsyncCommandArgv`: a journal write has a
+/// dozen arguments, and an array per argument, their copy into an argv and hiredis' formatting of each
+/// (`sdscatfmt`) cost more than the rest of the write (callgrind).
+public struct RedisCommand: Sendable {
+    /// Room before the arguments for the array header (`*N\r\n`), written by ``seal()``.
+    private static let headerRoom = 24
+    /// The header room, then each argument as `$LENGTH\r\nBYTES\r\n`.
+    private var bytes: [UInt8]
+    /// Where the encoded command starts in `bytes` once sealed (its header is right before the arguments); nil
+    /// when an argument came after the last ``seal()``.
+    private var start: Int?
+    /// The number of arguments.
+    public private(set) var count = 0
+
+    /// The bytes of the encoded arguments (without the array header).
+    public var byteCount: Int { bytes.count - Self.headerRoom }
+
+    /// An empty command; append its name first.
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(Self.headerRoom + capacity)
+        bytes.append(contentsOf: repeatElement(0, count: Self.headerRoom))
+    }
+
+    /// The command of `arguments` (the name first).
+    public init(_ arguments: [[UInt8]]) {
+        self.init(capacity: arguments.reduce(0) { $0 + $1.count + 16 })
+        for argument in arguments { append(argument) }
+    }
+
+    /// The command of `arguments` as UTF-8 (the name first).
+    public init(_ arguments: [String]) {
+        self.init(arguments.map { Array($0.utf8) })
+    }
+
+    /// Appends one argument.
+    public mutating func append(_ argument: some Collection<UInt8>) {
+        appendLength(argument.count)
+        bytes.append(contentsOf: argument)
+        appendCRLF()
+    }
+
+    /// Appends one argument, UTF-8.
+    public mutating func append(_ argument: String) {
+        // NB: from the contiguous bytes: appending a `String.UTF8View` goes byte by byte.
+        var argument = argument
+        argument.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends an integer argument in decimal.
+    public mutating func append(_ integer: Int) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { digits in
+            var magnitude = integer.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            if integer < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            append(UnsafeRawBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
+    /// Appends one argument that `write` appends to the buffer it is given: for an argument built from parts,
+    /// without an array of its own. Its bytes are moved behind their length once written.
+    public mutating func appendArgument(_ write: (inout [UInt8]) -> Void) {
+        start = nil
+        let argumentStart = bytes.count
+        write(&bytes)
+        let length = bytes.count - argumentStart
+        withLengthLine(length) { line in
+            bytes.insert(contentsOf: line, at: argumentStart)
+        }
+        appendCRLF()
+        count += 1
+    }
+
+    /// Appends every argument of `other` after this command's.
+    public mutating func append(contentsOf other: RedisCommand) {
+        start = nil
+        bytes.append(contentsOf: other.bytes[Self.headerRoom...])
+        count += other.count
+    }
+
+    /// The argument at `index`, decoded from the encoding (for checks of the first few: a walk from the start).
+    public func argument(_ index: Int) -> ArraySlice<UInt8>? {
+        guard index >= 0, index < count else { return nil }
+        var offset = Self.headerRoom
+        var current = 0
+        while true {
+            // `$LENGTH\r\n`
+            var length = 0
+            offset += 1
+            while bytes[offset] != UInt8(ascii: "\r") {
+                length = length * 10 + Int(bytes[offset] &- UInt8(ascii: "0"))
+                offset += 1
+            }
+            offset += 2
+            if current == index { return bytes[offset..<(offset + length)] }
+            offset += length + 2
+            current += 1
+        }
+    }
+
+    /// Writes the array header in front of the arguments: ready for ``withEncoded(_:)``.
+    public mutating func seal() {
+        var header: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let headerStart = withUnsafeMutableBytes(of: &header) { header in
+            let length = Self.writeLine(UInt8(ascii: "*"), count, into: header)
+            bytes.withUnsafeMutableBytes { bytes in
+                bytes.baseAddress?.advanced(by: Self.headerRoom - length).copyMemory(
+                    from: header.baseAddress.unsafelyUnwrapped, byteCount: length)
+            }
+            return Self.headerRoom - length
+        }
+        start = headerStart
+    }
+
+    /// Calls `body` with the encoded command; nil when it is not ``seal()``ed since its last argument.
+    public func withEncoded<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+        guard let start else { return nil }
+        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+    }
+
+    /// The encoded command (a copy), for tests and logs.
+    public var encoded: [UInt8] {
+        var command = self
+        command.seal()
+        return command.withEncoded { Array($0) } ?? []
+    }
+
+    private mutating func appendLength(_ length: Int) {
+        start = nil
+        withLengthLine(length) { bytes.append(contentsOf: $0) }
+        count += 1
+    }
+
+    private mutating func appendCRLF() {
+        bytes.append(UInt8(ascii: "\r"))
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    /// Calls `body` with `$LENGTH\r\n` (on the stack: no array per argument).
+    private func withLengthLine(_ length: Int, _ body: (UnsafeRawBufferPointer) -> Void) {
+        var line: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &line) { line in
+            let count = Self.writeLine(UInt8(ascii: "$"), length, into: line)
+            body(UnsafeRawBufferPointer(rebasing: line[..<count]))
+        }
+    }
+
+    /// Writes `MARKER` `value` in decimal and CRLF at the start of `buffer` (24 bytes); returns the length.
+    private static func writeLine(_ marker: UInt8, _ value: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        return withUnsafeMutableBytes(of: &digits) { digits in
+            var magnitude = UInt(max(value, 0))
+            var count = 0
+            repeat {
+                digits[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude != 0
+            buffer[0] = marker
+            for index in 0..<count { buffer[1 + index] = digits[count - 1 - index] }
+            buffer[1 + count] = UInt8(ascii: "\r")
+            buffer[2 + count] = UInt8(ascii: "\n")
+            return count + 3
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Redis
+import Testing
+
+@Suite("RedisCommand encoding")
+struct RedisCommandTests {
+    /// The Redis protocol's array of bulk strings, the way the protocol documentation writes it.
+    static func resp(_ arguments: [[UInt8]]) -> [UInt8] {
+        var bytes = Array("*\(arguments.count)\r\n".utf8)
+        for argument in arguments {
+            bytes += Array("$\(argument.count)\r\n".utf8) + argument + [13, 10]
+        }
+        return bytes
+    }
+
+    @Test func encodesEveryKindOfArgumentAsBulkStrings() {
+        let binary: [UInt8] = [0, 13, 10, 255, 36, 42]
+        var command = RedisCommand()
+        command.append("EVALSHA")
+        command.append(String(repeating: "a", count: 40))
+        command.append(0)
+        command.append(-12)
+        command.append(binary)
+        command.append("ünïcødé ✓")
+        command.append("")
+        command.appendArgument { bytes in bytes += Array(#"{"version":7}"#.utf8) }
+        command.appendArgument { _ in }
+        let expected: [[UInt8]] = [
+            Array("EVALSHA".utf8), Array(String(repeating: "a", count: 40).utf8), Array("0".utf8), Array("-12".utf8),
+            binary, Array("ünïcødé ✓".utf8), [], Array(#"{"version":7}"#.utf8), [],
+        ]
+        #expect(command.count == expected.count)
+        #expect(command.encoded == Self.resp(expected))
+        #expect(RedisCommand(expected).encoded == Self.resp(expected))
+        for (index, argument) in expected.enumerated() {
+            #expect(command.argument(index).map(Array.init) == argument)
+        }
+        #expect(command.argument(expected.count) == nil)
+        #expect(command.argument(-1) == nil)
+    }
+
+    /// A long argument written in place (its length prefix has several digits) and another command's arguments
+    /// appended; the header is rewritten at every seal, the count grows past one digit.
+    @Test func appendedCommandsAndLongArgumentsKeepTheEncodingExact() {
+        let long = [UInt8](repeating: 120, count: 70_000)
+        var tail = RedisCommand()
+        for index in 0..<11 { tail.append(index) }
+        tail.appendArgument { $0 += long }
+        var command = RedisCommand()
+        command.append("EVAL")
+        command.append(contentsOf: tail)
+        let expected = [Array("EVAL".utf8)] + (0..<11).map { Array(String($0).utf8) } + [long]
+        #expect(command.encoded == Self.resp(expected))
+        command.seal()
+        #expect(command.withEncoded { Array($0) } == Self.resp(expected))
+        command.append("more")
+        #expect(command.withEncoded { Array($0) } == nil, "an argument after the seal unseals")
+        command.seal()
+        #expect(command.withEncoded { Array($0) } == Self.resp(expected + [Array("more".utf8)]))
+        #expect(RedisCommand().encoded == Array("*0\r\n".utf8))
+    }
+}
