@@ -43,11 +43,18 @@ public struct RedisCommand: Sendable {
         appendCRLF()
     }
 
+    /// Appends one argument from contiguous bytes (a copy with `memcpy`).
+    public mutating func append(_ argument: UnsafeBufferPointer<UInt8>) {
+        appendLength(argument.count)
+        bytes.append(contentsOf: argument)
+        appendCRLF()
+    }
+
     /// Appends one argument, UTF-8.
     public mutating func append(_ argument: String) {
         // NB: from the contiguous bytes: appending a `String.UTF8View` goes byte by byte.
         var argument = argument
-        argument.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        argument.withUTF8 { append($0) }
     }
 
     /// Appends an integer argument in decimal.
@@ -65,7 +72,7 @@ public struct RedisCommand: Sendable {
                 start -= 1
                 digits[start] = UInt8(ascii: "-")
             }
-            append(UnsafeRawBufferPointer(rebasing: digits[start...]))
+            append(UnsafeRawBufferPointer(rebasing: digits[start...]).assumingMemoryBound(to: UInt8.self))
         }
     }
 
@@ -149,11 +156,11 @@ public struct RedisCommand: Sendable {
     }
 
     /// Calls `body` with `$LENGTH\r\n` (on the stack: no array per argument).
-    private func withLengthLine(_ length: Int, _ body: (UnsafeRawBufferPointer) -> Void) {
+    private func withLengthLine(_ length: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var line: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &line) { line in
             let count = Self.writeLine(UInt8(ascii: "$"), length, into: line)
-            body(UnsafeRawBufferPointer(rebasing: line[..<count]))
+            body(UnsafeRawBufferPointer(rebasing: line[..<count]).assumingMemoryBound(to: UInt8.self))
         }
     }
 
