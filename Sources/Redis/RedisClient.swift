@@ -4,8 +4,10 @@ import EventLoop
 ///
 /// Design:
 /// - One connection, on ``EventLoop/shared``'s event base; every callback runs on the loop, so the client
-///   is ``LoopActor``-isolated and never blocks or locks. Commands go out as binary-safe argv
-///   (`redisAsyncCommandArgv`), never through format strings.
+///   is ``LoopActor``-isolated and never blocks or locks. Commands go out binary-safe, each argument with its
+///   length, never through format strings: encoded by ``RedisCommand`` in the Redis protocol and handed to
+///   hiredis as they are (`redisAsyncFormattedCommand`; the same bytes `redisAsyncCommandArgv` would format,
+///   without an argv to build and hiredis' formatting per argument).
 /// - Pipelining: any number of commands may be in flight; hiredis answers them in order, and each
 ///   command's continuation is resumed exactly once: by its reply, by the timeout, by the connection
 ///   ending (hiredis calls every pending callback with a NULL reply), or by ``shutdown()``.
