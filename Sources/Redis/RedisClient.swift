@@ -181,26 +181,31 @@ public final class RedisClient {
         }
     }
 
-    private static let refusedCommands: Set<[UInt8]> = Set(
-        ["subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe", "monitor", "select"]
-            .map { Array($0.utf8) })
+    /// The commands that break reply ordering or the configured database, lower case.
+    private static let refusedCommands: [[UInt8]] = [
+        "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe", "monitor", "select",
+    ].map { Array($0.utf8) }
 
-    /// The command name in ASCII lower case (no `String` on the write path: this runs for every command).
-    /// NB: `nonisolated`, so its closure is not checked for isolation once per byte.
-    nonisolated private static func lowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+    /// Whether `bytes` spell `lowercase` in any case (ASCII).
+    /// NB: compared in place, without a lower-case copy: this runs for every command.
+    nonisolated private static func equalsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ lowercase: [UInt8]) -> Bool {
+        guard bytes.count == lowercase.count else { return false }
+        for (byte, expected) in zip(bytes, lowercase) where (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected {
+            return false
+        }
+        return true
     }
 
     private static func refusal(of command: RedisCommand) -> RedisError? {
         guard let first = command.argument(0) else { return .invalidCommand("empty command") }
         // NB: every refused command name has 6 to 12 bytes; most commands (GET, EVALSHA, …) stop here.
         guard (6...12).contains(first.count) else { return nil }
-        let name = lowercased(first)
-        if refusedCommands.contains(name) {
-            return .invalidCommand(
-                "\(String(decoding: name, as: UTF8.self).uppercased()) is not supported by this client")
+        for name in refusedCommands where equalsIgnoringCase(first, name) {
+            return .invalidCommand("\(String(decoding: name, as: UTF8.self).uppercased()) is not supported by this client")
         }
-        if name == Array("client".utf8), let second = command.argument(1), lowercased(second) == Array("reply".utf8) {
+        if equalsIgnoringCase(first, Array("client".utf8)), let second = command.argument(1),
+            equalsIgnoringCase(second, Array("reply".utf8))
+        {
             return .invalidCommand("CLIENT REPLY is not supported by this client")
         }
         return nil
