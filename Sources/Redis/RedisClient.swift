@@ -190,7 +190,8 @@ public final class RedisClient {
     /// NB: compared in place, without a lower-case copy: this runs for every command.
     nonisolated private static func equalsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ lowercase: [UInt8]) -> Bool {
         guard bytes.count == lowercase.count else { return false }
-        for (byte, expected) in zip(bytes, lowercase) where (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected {
+        for (byte, expected) in zip(bytes, lowercase)
+        where (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected {
             return false
         }
         return true
@@ -201,7 +202,8 @@ public final class RedisClient {
         // NB: every refused command name has 6 to 12 bytes; most commands (GET, EVALSHA, …) stop here.
         guard (6...12).contains(first.count) else { return nil }
         for name in refusedCommands where equalsIgnoringCase(first, name) {
-            return .invalidCommand("\(String(decoding: name, as: UTF8.self).uppercased()) is not supported by this client")
+            return .invalidCommand(
+                "\(String(decoding: name, as: UTF8.self).uppercased()) is not supported by this client")
         }
         if equalsIgnoringCase(first, Array("client".utf8)), let second = command.argument(1),
             equalsIgnoringCase(second, Array("reply".utf8))
