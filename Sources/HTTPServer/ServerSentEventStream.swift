@@ -11,26 +11,28 @@ import EventStreams
 /// and ends all streams at shutdown.
 @LoopActor
 public final class ServerSentEventStream: EventSink {
+    // NB: the fields a write reads come first, the callbacks last: with thousands of streams each write
+    // touches the object from cold, and the fields it needs then share its first cache line.
+
     /// The evhttp request of the stream. NB: the parsed `HTTPRequest` is not kept: with thousands of open
     /// streams its path, parameters and query would be memory held for nothing.
     private let raw: OpaquePointer
+    /// The evhttp connection carrying the stream.
+    let connection: OpaquePointer
+    private weak var server: HTTPServer?
+    /// Refuse writes while more than this many bytes wait unsent.
+    public let maxPendingBytes: Int
     /// Whether bytes can still be written.
     public private(set) var isOpen = true
+    /// A write was refused: every write asks for the drain callback until it comes.
+    private var drainWanted = false
+    /// The gzip state of a compressed stream (the client sent `Accept-Encoding: gzip`); nil for plain text.
+    private var encoder: GzipStreamEncoder?
     /// Called once when the stream ends, whichever side ended it.
     public var onClose: (@LoopActor () -> Void)?
     /// Called when the connection's output buffer has drained completely after a write that left it more
     /// than half full (so always after a refused write, once the reader catches up).
     public var onDrain: (@LoopActor () -> Void)?
-    /// Refuse writes while more than this many bytes wait unsent.
-    public let maxPendingBytes: Int
-
-    /// The gzip state of a compressed stream (the client sent `Accept-Encoding: gzip`); nil for plain text.
-    private var encoder: GzipStreamEncoder?
-    /// A write was refused: every write asks for the drain callback until it comes.
-    private var drainWanted = false
-    private weak var server: HTTPServer?
-    /// The evhttp connection carrying the stream.
-    let connection: OpaquePointer
 
     init(request: HTTPRequest, connection: OpaquePointer, server: HTTPServer, maxPendingBytes: Int, compressed: Bool) {
         self.raw = request.raw

@@ -5,9 +5,10 @@ import EventStreams
 /// events, `id: N` being the version.
 @LoopActor
 final class Subscriber: ChannelObserver {
+    // NB: what a delivery reads first (the writer, the format), the channel last: see ServerSentEventStream.
+    private var writer: EventStreamWriter
     let format: StreamFormat
     private weak var channel: StateChannel?
-    private var writer: EventStreamWriter
 
     /// Attaches a stream to `channel`: sends `retry`, then either the patches after `lastEventID` (when
     /// still in the ring) or a snapshot, then every later change.
