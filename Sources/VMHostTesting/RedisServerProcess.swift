@@ -50,16 +50,33 @@ public final class RedisServerProcess: @unchecked Sendable {
             [
                 "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no", "--dir", directory,
             ] + (persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])
-        // NB: a SpawnedProcess (posix_spawn, no inherited descriptors), not Foundation's `Process`: its descriptor
-        // scan reads past a buffer under AddressSanitizer, and its `waitUntilExit()` hangs on a pool thread.
-        child = try SpawnedProcess(
-            try Self.executable(), arguments, standardOutput: "/dev/null", standardError: "/dev/null"
-        ).pid
-        let port = port
-        let answered = try await offPool { Self.waitForPong(port: port, timeout: timeout) }
-        guard answered else {
-            kill()
-            throw TestClientError("redis-server did not answer PING on port \(port)")
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            // NB: a SpawnedProcess (posix_spawn, no inherited descriptors), not Foundation's `Process`: its
+            // descriptor scan reads past a buffer under AddressSanitizer, and its `waitUntilExit()` hangs on a
+            // pool thread.
+            let pid = try SpawnedProcess(
+                try Self.executable(), arguments, standardOutput: "/dev/null", standardError: "/dev/null"
+            ).pid
+            child = pid
+            let port = port
+            let outcome = try await offPool { Self.waitForPong(port: port, pid: pid, until: deadline) }
+            switch outcome {
+            case .answered:
+                return
+            case .exited where ContinuousClock.now < deadline:
+                // NB: the port was free when picked, but in a suite running in parallel another test's client
+                // socket can take it as its local port before the server binds it; the server then exits at once.
+                // That socket goes away soon: try the same port again (tests keep using `port`).
+                child = nil
+                usleep(50_000)
+            case .exited:
+                child = nil
+                throw TestClientError("redis-server exited at start on port \(port) (is it taken?)")
+            case .timedOut:
+                kill()
+                throw TestClientError("redis-server did not answer PING on port \(port)")
+            }
         }
     }
 
@@ -111,18 +128,25 @@ public final class RedisServerProcess: @unchecked Sendable {
         throw TestClientError("redis-server not found (apt-get install redis-server)")
     }
 
-    /// Polls with `PING` until `+PONG` comes back or `timeout` passes. Blocking: call it off the pool.
-    private static func waitForPong(port: Int, timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
+    /// How a start ended.
+    private enum StartOutcome: Sendable {
+        case answered, exited, timedOut
+    }
+
+    /// Polls with `PING` until `+PONG` comes back, the server (`pid`) exits, or `deadline` passes. Blocking: call
+    /// it off the pool.
+    private static func waitForPong(port: Int, pid: pid_t, until deadline: ContinuousClock.Instant) -> StartOutcome {
         while ContinuousClock.now < deadline {
             if let socket = try? TestSocket(port: port, timeoutSeconds: 1),
                 (try? socket.write("PING\r\n")) != nil,
                 (try? socket.readLine()) == "+PONG"
             {
-                return true
+                return .answered
             }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { return .exited }
             usleep(20_000)
         }
-        return false
+        return .timedOut
     }
 }
