@@ -453,6 +453,8 @@ public final class RedisJournal: SessionJournal {
         command.append("EVALSHA")
         command.append(hash)
         command.append(contentsOf: tail)
+        // NB: sealed here, while this is the only copy (the client would seal a shared one by copying it).
+        command.seal()
         client.send(command) { [weak self] result in
             if case .failure(.server(let message)) = result, message.hasPrefix("NOSCRIPT") {
                 self?.scriptHashes[script] = nil

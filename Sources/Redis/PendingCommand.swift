@@ -19,7 +19,7 @@ final class PendingCommand {
 
     init(_ command: RedisCommand, deadline: ContinuousClock.Instant, completion: @escaping Completion) {
         var command = command
-        command.seal()
+        if !command.isSealed { command.seal() }
         self.command = command
         self.deadline = deadline
         self.completion = completion

@@ -117,7 +117,11 @@ public struct RedisCommand: Sendable {
         }
     }
 
-    /// Writes the array header in front of the arguments: ready for ``withEncoded(_:)``.
+    /// Whether the header is written for the arguments there are (``seal()``).
+    public var isSealed: Bool { start != nil }
+
+    /// Writes the array header in front of the arguments: ready for ``withEncoded(_:)``. NB: seal a command
+    /// before handing it on while a copy of it is still held: sealing a shared command copies its buffer.
     public mutating func seal() {
         var header: (UInt64, UInt64, UInt64) = (0, 0, 0)
         let headerStart = withUnsafeMutableBytes(of: &header) { header in

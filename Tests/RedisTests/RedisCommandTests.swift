@@ -50,9 +50,12 @@ struct RedisCommandTests {
         command.append(contentsOf: tail)
         let expected = [Array("EVAL".utf8)] + (0..<11).map { Array(String($0).utf8) } + [long]
         #expect(command.encoded == Self.resp(expected))
+        #expect(!command.isSealed)
         command.seal()
+        #expect(command.isSealed)
         #expect(command.withEncoded { Array($0) } == Self.resp(expected))
         command.append("more")
+        #expect(!command.isSealed)
         #expect(command.withEncoded { Array($0) } == nil, "an argument after the seal unseals")
         command.seal()
         #expect(command.withEncoded { Array($0) } == Self.resp(expected + [Array("more".utf8)]))
