@@ -234,11 +234,14 @@ public final class RedisJournal: SessionJournal {
         }
         let alreadySent = sent[session.id] ?? [:]
         // NB: loops, not `filter` and `reduce`: a closure here checks its executor on every call.
-        var slots: [ViewModelSlot] = []
+        // The view models to write, with the version last sent of each.
+        var slots: [(slot: ViewModelSlot, previous: Int)] = []
         var names: [String] = []
         var capacity = 512
-        for slot in session.slots where full || slot.channel.latestVersion > alreadySent[slot.name, default: 0] {
-            slots.append(slot)
+        for slot in session.slots {
+            let previous = alreadySent[slot.name, default: 0]
+            guard full || slot.channel.latestVersion > previous else { continue }
+            slots.append((slot, previous))
             names.append(slot.name)
             capacity += 2 * slot.channel.lastStateByteCount
         }
@@ -260,11 +263,10 @@ public final class RedisJournal: SessionJournal {
         command.append(full ? "full" : "update")
         command.append(slots.count)
         var written: [(ViewModelSlot, Int)] = []
-        for slot in slots {
+        for (slot, previous) in slots {
             let channel = slot.channel
             let held = channel.heldVersions
             let latest = channel.latestVersion
-            let previous = alreadySent[slot.name, default: 0]
             let stateBytes = held.last?.stateBytes ?? channel.stateBytes
             let snapshot = slot.model.snapshot()
             command.append(slot.name)

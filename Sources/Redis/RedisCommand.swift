@@ -31,11 +31,6 @@ public struct RedisCommand: Sendable {
         for argument in arguments { append(argument) }
     }
 
-    /// The command of `arguments` as UTF-8 (the name first).
-    public init(_ arguments: [String]) {
-        self.init(arguments.map { Array($0.utf8) })
-    }
-
     /// Appends one argument.
     public mutating func append(_ argument: some Collection<UInt8>) {
         appendLength(argument.count)
@@ -59,21 +54,7 @@ public struct RedisCommand: Sendable {
 
     /// Appends an integer argument in decimal.
     public mutating func append(_ integer: Int) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { digits in
-            var magnitude = integer.magnitude
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude != 0
-            if integer < 0 {
-                start -= 1
-                digits[start] = UInt8(ascii: "-")
-            }
-            append(UnsafeRawBufferPointer(rebasing: digits[start...]).assumingMemoryBound(to: UInt8.self))
-        }
+        Self.withDecimal(integer) { append($0) }
     }
 
     /// Appends one argument that `write` appends to the buffer it is given: for an argument built from parts,
@@ -83,7 +64,7 @@ public struct RedisCommand: Sendable {
         let argumentStart = bytes.count
         write(&bytes)
         let length = bytes.count - argumentStart
-        withLengthLine(length) { line in
+        Self.withDecimal(length, between: "$", and: "\r\n") { line in
             bytes.insert(contentsOf: line, at: argumentStart)
         }
         appendCRLF()
@@ -123,14 +104,10 @@ public struct RedisCommand: Sendable {
     /// Writes the array header in front of the arguments: ready for ``withEncoded(_:)``. NB: seal a command
     /// before handing it on while a copy of it is still held: sealing a shared command copies its buffer.
     public mutating func seal() {
-        var header: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        let headerStart = withUnsafeMutableBytes(of: &header) { header in
-            let length = Self.writeLine(UInt8(ascii: "*"), count, into: header)
-            bytes.withUnsafeMutableBytes { bytes in
-                bytes.baseAddress?.advanced(by: Self.headerRoom - length).copyMemory(
-                    from: header.baseAddress.unsafelyUnwrapped, byteCount: length)
-            }
-            return Self.headerRoom - length
+        let headerStart = Self.withDecimal(count, between: "*", and: "\r\n") { header in
+            let headerStart = Self.headerRoom - header.count
+            bytes.replaceSubrange(headerStart..<Self.headerRoom, with: header)
+            return headerStart
         }
         start = headerStart
     }
@@ -150,7 +127,7 @@ public struct RedisCommand: Sendable {
 
     private mutating func appendLength(_ length: Int) {
         start = nil
-        withLengthLine(length) { bytes.append(contentsOf: $0) }
+        Self.withDecimal(length, between: "$", and: "\r\n") { bytes.append(contentsOf: $0) }
         count += 1
     }
 
@@ -159,31 +136,28 @@ public struct RedisCommand: Sendable {
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    /// Calls `body` with `$LENGTH\r\n` (on the stack: no array per argument).
-    private func withLengthLine(_ length: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        var line: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &line) { line in
-            let count = Self.writeLine(UInt8(ascii: "$"), length, into: line)
-            body(UnsafeRawBufferPointer(rebasing: line[..<count]).assumingMemoryBound(to: UInt8.self))
-        }
-    }
-
-    /// Writes `MARKER` `value` in decimal and CRLF at the start of `buffer` (24 bytes); returns the length.
-    private static func writeLine(_ marker: UInt8, _ value: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        return withUnsafeMutableBytes(of: &digits) { digits in
-            var magnitude = UInt(max(value, 0))
-            var count = 0
+    /// Calls `body` with `value` in decimal between `prefix` and `suffix` (`$`, `*`, CRLF), written on the
+    /// stack: no array or string per argument.
+    private static func withDecimal<Result>(
+        _ value: Int, between prefix: StaticString = "", and suffix: StaticString = "",
+        _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &storage) { buffer in
+            var start = buffer.count
+            func prepend(_ byte: UInt8) {
+                start -= 1
+                buffer[start] = byte
+            }
+            for index in (0..<suffix.utf8CodeUnitCount).reversed() { prepend(suffix.utf8Start[index]) }
+            var magnitude = value.magnitude
             repeat {
-                digits[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                prepend(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10))
                 magnitude /= 10
-                count += 1
             } while magnitude != 0
-            buffer[0] = marker
-            for index in 0..<count { buffer[1 + index] = digits[count - 1 - index] }
-            buffer[1 + count] = UInt8(ascii: "\r")
-            buffer[2 + count] = UInt8(ascii: "\n")
-            return count + 3
+            if value < 0 { prepend(UInt8(ascii: "-")) }
+            for index in (0..<prefix.utf8CodeUnitCount).reversed() { prepend(prefix.utf8Start[index]) }
+            return body(UnsafeRawBufferPointer(rebasing: buffer[start...]).assumingMemoryBound(to: UInt8.self))
         }
     }
 }

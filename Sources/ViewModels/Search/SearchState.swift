@@ -70,34 +70,34 @@ public struct SearchState: ViewModelState {
 
     /// The text in the search field, as typed.
     public var searchText: String {
-        _read { yield storage.searchText }
+        _read { yield storage.fields.searchText }
         _modify {
             makeStorageUnique()
-            yield &storage.searchText
+            yield &storage.fields.searchText
         }
     }
     /// The results, loading state and failure as one value.
     public var results: Loadable<SearchResults, SearchRequest> {
-        _read { yield storage.results }
+        _read { yield storage.fields.results }
         _modify {
             makeStorageUnique()
-            yield &storage.results
+            yield &storage.fields.results
         }
     }
     /// Successful searches, most recent first, unique by text.
     public var recentSearches: [RecentSearch] {
-        _read { yield storage.recentSearches }
+        _read { yield storage.fields.recentSearches }
         _modify {
             makeStorageUnique()
-            yield &storage.recentSearches
+            yield &storage.fields.recentSearches
         }
     }
     /// The most recent failure; cleared by the next successful load.
     public var lastError: UpstreamError? {
-        _read { yield storage.lastError }
+        _read { yield storage.fields.lastError }
         _modify {
             makeStorageUnique()
-            yield &storage.lastError
+            yield &storage.fields.lastError
         }
     }
 
@@ -115,42 +115,35 @@ public struct SearchState: ViewModelState {
         recentSearches: [RecentSearch] = [], lastError: UpstreamError? = nil
     ) {
         storage = Storage(
-            searchText: searchText, results: results, recentSearches: recentSearches, lastError: lastError)
+            Fields(searchText: searchText, results: results, recentSearches: recentSearches, lastError: lastError))
     }
 
     /// Gives this state a box of its own before a field changes.
     private mutating func makeStorageUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
     }
 
     public static func == (lhs: SearchState, rhs: SearchState) -> Bool {
-        lhs.storage === rhs.storage
-            || (lhs.searchText == rhs.searchText && lhs.results == rhs.results
-                && lhs.recentSearches == rhs.recentSearches && lhs.lastError == rhs.lastError)
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
     }
 
     /// The fields of a ``SearchState``.
-    ///
-    /// NB: `@unchecked Sendable`: a box is mutated only through a state that holds the only reference to it
-    /// (``makeStorageUnique()``), so a box that two states, or two threads, can see is never written.
-    private final class Storage: @unchecked Sendable {
+    private struct Fields: Equatable {
         var searchText: String
         var results: Loadable<SearchResults, SearchRequest>
         var recentSearches: [RecentSearch]
         var lastError: UpstreamError?
+    }
 
-        init(
-            searchText: String, results: Loadable<SearchResults, SearchRequest>, recentSearches: [RecentSearch],
-            lastError: UpstreamError?
-        ) {
-            self.searchText = searchText
-            self.results = results
-            self.recentSearches = recentSearches
-            self.lastError = lastError
-        }
+    /// The box of a ``SearchState``'s fields.
+    ///
+    /// NB: `@unchecked Sendable`: a box is mutated only through a state that holds the only reference to it
+    /// (``makeStorageUnique()``), so a box that two states, or two threads, can see is never written.
+    private final class Storage: @unchecked Sendable {
+        var fields: Fields
 
-        func copy() -> Storage {
-            Storage(searchText: searchText, results: results, recentSearches: recentSearches, lastError: lastError)
+        init(_ fields: Fields) {
+            self.fields = fields
         }
     }
 
