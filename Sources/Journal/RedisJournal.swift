@@ -44,8 +44,12 @@ public final class RedisJournal: SessionJournal {
     private var needsFullWrite: [String: Session] = [:]
     /// The newest version of each view model sent in a write, per session.
     private var sent: [String: [String: Int]] = [:]
-    private lazy var flushTimer = LoopTimer { [weak self] in self?.flush() }
-    private lazy var touchTimer = LoopTimer(repeats: true) { [weak self] in self?.touchActiveSessions() }
+    // NB: no weak reference to the journal anywhere: one would give it a side table, which every retain of it
+    // then goes through. Its timers are its own (they go with it); its commands and tasks hold it until they
+    // end; the client's state callback is taken back when it goes (deinit).
+    private lazy var flushTimer = LoopTimer { [unowned self] in self.flush() }
+    private lazy var touchTimer = LoopTimer(repeats: true) { [unowned self] in self.touchActiveSessions() }
+    private let previousOnStateChange: (@LoopActor (RedisClientState) -> Void)?
     private var lastTouch = ContinuousClock.now
     private var scriptHashes: [JournalScript: String] = [:]
     private var isStopped = false
@@ -67,12 +71,17 @@ public final class RedisJournal: SessionJournal {
         replayCapacity = store.configuration.replay.patches
         self.keyCapacity = keyCapacity
         self.logger = logger
-        store.journal = self
         let previous = client.onStateChange
-        client.onStateChange = { [weak self] state in
+        previousOnStateChange = previous
+        store.journal = self
+        client.onStateChange = { [unowned self] state in
             previous?(state)
-            self?.clientStateChanged(state)
+            self.clientStateChanged(state)
         }
+    }
+
+    isolated deinit {
+        client.onStateChange = previousOnStateChange
     }
 
     /// Starts the client and the expiry refresh.
@@ -111,8 +120,7 @@ public final class RedisJournal: SessionJournal {
         needsFullWrite[session.id] = nil
         sent[session.id] = nil
         let keys = JournalKeys(session.id).all(viewModels: names)
-        Task { [weak self] in
-            guard let self else { return }
+        Task {
             do {
                 _ = try await self.evaluate(.delete, keys: keys, arguments: [Array(self.owner.utf8)])
             } catch {
@@ -294,8 +302,8 @@ public final class RedisJournal: SessionJournal {
         for (slot, version) in written { sentNow[slot.name] = version }
         sent[session.id] = sentNow
         let started = ContinuousClock.now
-        evaluate(.write, tail: command) { [weak self] result in
-            self?.finishWrite(session, written: written, full: full, result: result, started: started)
+        evaluate(.write, tail: command) { result in
+            self.finishWrite(session, written: written, full: full, result: result, started: started)
         }
     }
 
@@ -375,8 +383,7 @@ public final class RedisJournal: SessionJournal {
         let names = self.names
         for session in store.all where session.lastActivity >= since || session.openStreamCount > 0 {
             let keys = JournalKeys(session.id).all(viewModels: names)
-            Task { [weak self] in
-                guard let self else { return }
+            Task {
                 let reply = try? await self.evaluate(
                     .touch, keys: keys,
                     arguments: [Array(self.owner.utf8), Array(String(self.ttlMilliseconds).utf8)]
@@ -442,11 +449,11 @@ public final class RedisJournal: SessionJournal {
             command.append("EVAL")
             command.append(script.source)
             command.append(contentsOf: tail)
-            client.send(command) { [weak self] result in
+            client.send(command) { result in
                 completion(result)
-                guard let self, self.scriptHashes[script] == nil else { return }
-                self.client.send(["SCRIPT", "LOAD", script.source].map { Array($0.utf8) }) { [weak self] learned in
-                    if case .success(let reply) = learned, let hash = reply.string { self?.scriptHashes[script] = hash }
+                guard self.scriptHashes[script] == nil else { return }
+                self.client.send(["SCRIPT", "LOAD", script.source].map { Array($0.utf8) }) { learned in
+                    if case .success(let reply) = learned, let hash = reply.string { self.scriptHashes[script] = hash }
                 }
             }
         }
@@ -457,9 +464,9 @@ public final class RedisJournal: SessionJournal {
         command.append(contentsOf: tail)
         // NB: sealed here, while this is the only copy (the client would seal a shared one by copying it).
         command.seal()
-        client.send(command) { [weak self] result in
+        client.send(command) { result in
             if case .failure(.server(let message)) = result, message.hasPrefix("NOSCRIPT") {
-                self?.scriptHashes[script] = nil
+                self.scriptHashes[script] = nil
                 byText()
             } else {
                 completion(result)

@@ -19,7 +19,11 @@ public final class Session {
     /// The session's `Idempotency-Key`s and their answers.
     public let idempotencyKeys = IdempotencyKeys()
     /// The journal keeping this session beyond the process, if any.
-    public private(set) weak var journal: (any SessionJournal)?
+    ///
+    /// NB: strong: the journal outlives its sessions anyway (it holds the store that holds them). A weak
+    /// reference would give the journal a side table, which every retain of it then goes through (an extra
+    /// cache line per retain on the command path).
+    public private(set) var journal: (any SessionJournal)?
     /// Idempotency answers the journal has not written yet, oldest first.
     public var unjournaledAnswers: [(key: String, fingerprint: [UInt8], answer: IdempotentAnswer)] = []
     /// Whether the journal is writing this session now.
@@ -65,18 +69,25 @@ public final class Session {
     /// Connects the session to `journal`: versions are held until it has them, answers are journaled.
     func attach(_ journal: any SessionJournal) {
         self.journal = journal
+        // NB: unowned, not weak: a weak reference gives the session a side table, which every retain of it
+        // then goes through. The session takes both callbacks back when it goes (deinit).
         for slot in slots {
-            slot.holdsVersions = { [weak self] in
-                guard let self, let journal = self.journal else { return false }
+            slot.holdsVersions = { [unowned self] in
+                guard let journal = self.journal else { return false }
                 journal.sessionChanged(self)
                 return journal.holdsVersions
             }
         }
-        idempotencyKeys.onAnswer = { [weak self] key, fingerprint, answer in
-            guard let self, let journal = self.journal else { return }
+        idempotencyKeys.onAnswer = { [unowned self] key, fingerprint, answer in
+            guard let journal = self.journal else { return }
             self.unjournaledAnswers.append((key, fingerprint, answer))
             journal.sessionChanged(self)
         }
+    }
+
+    isolated deinit {
+        for slot in slots { slot.holdsVersions = nil }
+        idempotencyKeys.onAnswer = nil
     }
 
     /// Publishes what restored view models changed relative to the journal (work restarted, say).
@@ -86,8 +97,10 @@ public final class Session {
 
     /// Whether anything of the session is not yet in the journal.
     public var hasUnjournaledChanges: Bool {
-        isBeingJournaled || isQueuedForJournal || !unjournaledAnswers.isEmpty
-            || slots.contains { $0.channel.latestVersion != $0.channel.version }
+        if isBeingJournaled || isQueuedForJournal || !unjournaledAnswers.isEmpty { return true }
+        // NB: a loop, not `contains(where:)`: a closure here would check its executor on every call.
+        for slot in slots where slot.channel.latestVersion != slot.channel.version { return true }
+        return false
     }
 
     /// Returns once everything changed so far is in the journal (or the journal gave up on it): what a

@@ -46,7 +46,19 @@ public final class ViewModelSlot {
             channel = StateChannel(name: name, renderer: tracker.currentRenderer(), version: version, replay: replay)
             startsFromJournal = false
         }
-        model.onChange = { [weak self] _ in self?.changed() }
+        // NB: unowned, not weak: a weak reference gives the slot a side table, which every retain of it then
+        // goes through. The slot takes the callback back when it goes (deinit): a task of the model may
+        // hold the model a little longer.
+        model.onChange = { [unowned self] _ in self.changed() }
+    }
+
+    isolated deinit {
+        Self.takeCallbackBack(from: model)
+    }
+
+    /// Opens the existential: `onChange` takes the model's own state type.
+    private static func takeCallbackBack(from model: some HostedViewModel) {
+        model.onChange = nil
     }
 
     /// Builds the slot of `registration`'s view model (its type is known only inside the registration).
