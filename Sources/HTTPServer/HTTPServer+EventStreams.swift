@@ -36,7 +36,8 @@ extension HTTPServer {
     }
 
     func startKeepalives() {
-        let timer = LoopTimer(repeats: true) { [weak self] in self?.sendKeepalives() }
+        // NB: unowned: the timer is the server's (stopped and released with it).
+        let timer = LoopTimer(repeats: true) { [unowned self] in self.sendKeepalives() }
         timer.schedule(after: configuration.keepaliveInterval)
         keepaliveTimer = timer
     }

@@ -67,6 +67,9 @@ public final class HTTPServer {
     }
 
     isolated deinit {
+        // NB: a stream that outlives the server (its owner holds it) is closed first: it reaches the server
+        // only while open.
+        for stream in streams.values { stream.serverWentAway() }
         // NB: evhttp_free runs the close callbacks, which must not reach a server being deinitialised.
         for record in deadlines.records.values {
             if let connection = record.connection { evhttp_connection_set_closecb(connection, nil, nil) }
@@ -243,31 +246,32 @@ public final class HTTPServer {
         case .stream(let start):
             startStream(for: request, started: started, start: start)
         case .deferred(let operation):
-            runDeferred(for: request) { [weak self] in
+            runDeferred(for: request) {
                 let response = await operation()
-                self?.respond(response, to: request, started: started)
+                self.respond(response, to: request, started: started)
             }
         case .callback(let start):
             let id = nextDeferredID
             nextDeferredID += 1
             awaitingCallback.insert(id)
-            start { [weak self] response in
-                guard let self, self.awaitingCallback.remove(id) != nil else { return }
+            // NB: the callback holds the server until it is called or dropped (no weak reference: see
+            // `deinit`'s note on side tables).
+            start { response in
+                guard self.awaitingCallback.remove(id) != nil else { return }
                 self.respond(response, to: request, started: started)
             }
         case .later(let operation):
-            runDeferred(for: request) { [weak self] in
+            runDeferred(for: request) {
                 let next: HTTPHandlerResult
                 do {
                     next = try await operation()
                 } catch {
-                    guard let self else { return }
                     let httpError = error as? HTTPError ?? .internalError
                     self.respond(
                         self.configuration.errorResponder.response(for: httpError), to: request, started: started)
                     return
                 }
-                self?.deliver(next, to: request, started: started)
+                self.deliver(next, to: request, started: started)
             }
         }
     }
@@ -276,9 +280,10 @@ public final class HTTPServer {
     private func runDeferred(for request: HTTPRequest, _ operation: @escaping @LoopActor () async -> Void) {
         let id = nextDeferredID
         nextDeferredID += 1
-        deferred[id] = Task { [weak self] in
+        // NB: the task holds the server until it ends (shutdown waits for it anyway).
+        deferred[id] = Task {
             await operation()
-            self?.deferred[id] = nil
+            self.deferred[id] = nil
         }
     }
 

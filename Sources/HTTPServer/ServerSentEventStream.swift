@@ -19,7 +19,10 @@ public final class ServerSentEventStream: EventSink {
     private let raw: OpaquePointer
     /// The evhttp connection carrying the stream.
     let connection: OpaquePointer
-    private weak var server: HTTPServer?
+    /// NB: unowned, not weak: a weak reference would give the server a side table, which every retain of it
+    /// (every request, every write) then goes through. Reached only while the stream is open; a server that
+    /// goes away first closes its streams (``serverWentAway()``).
+    private unowned let server: HTTPServer
     /// Refuse writes while more than this many bytes wait unsent.
     public let maxPendingBytes: Int
     /// Whether bytes can still be written.
@@ -68,9 +71,9 @@ public final class ServerSentEventStream: EventSink {
 
     /// The server and the bytes waiting unsent when a write may go (checked before compressing anything); nil
     /// when the stream is closed or backed up, and then the drain is wanted. NB: the server is loaded once per
-    /// write: a weak load costs ~100 instructions.
+    /// write.
     private func admitted() -> (server: HTTPServer, pending: Int)? {
-        guard isOpen, let server else { return nil }
+        guard isOpen else { return nil }
         let pending = pendingBytes
         guard pending <= maxPendingBytes else {
             drainWanted = true
@@ -165,7 +168,7 @@ public final class ServerSentEventStream: EventSink {
     /// requests.
     public func end() {
         guard isOpen else { return }
-        if var encoder, let server {
+        if var encoder {
             let trailer = encoder.finish()
             self.encoder = encoder
             ResponseWriter.append(trailer, to: server.scratchBuffer)
@@ -194,7 +197,15 @@ public final class ServerSentEventStream: EventSink {
         let onClose = self.onClose
         self.onClose = nil
         self.onDrain = nil
-        server?.streamEnded(self)
+        server.streamEnded(self)
         onClose?()
+    }
+
+    /// The server is going away while the stream's owner still holds it: the stream is closed from now on
+    /// (evhttp frees the request with the server), without callbacks.
+    func serverWentAway() {
+        isOpen = false
+        onClose = nil
+        onDrain = nil
     }
 }

@@ -86,6 +86,32 @@ struct HTTPServerLifecycleTests {
         #expect(server.state == .stopped)
     }
 
+    @Test func aStreamItsOwnerHoldsBeyondTheServerIsClosedAndRefusesWrites() async throws {
+        var server: HTTPServer?
+        let state: HandlerState
+        do {
+            let (created, handlers) = makeServer()
+            server = created
+            state = handlers
+        }
+        let port = try server?.start() ?? 0
+        let streaming = try await ServerConnection.open(port: port)
+        defer { streaming.close() }
+        #expect(try await streaming.getHead("/events").header("Content-Type") == "text/event-stream")
+        #expect(try await eventually { state.streams.count == 1 })
+        let stream = state.streams[0]
+        var closes = 0
+        stream.onClose = { closes += 1 }
+        #expect(stream.isOpen && stream.send(Array("data: one\n\n".utf8)))
+        #expect(server?.openStreamCount == 1)
+
+        server = nil  // released without a shutdown while the handler state still holds the stream
+        #expect(server == nil && !stream.isOpen, "the server closed the stream it left behind")
+        #expect(!stream.send(Array("data: two\n\n".utf8)), "a write is refused, never sent through a freed server")
+        stream.end()
+        #expect(closes == 0 && stream.pendingBytes == 0, "ending it again does nothing")
+    }
+
     @Test func anIdleServerShutsDownWithoutStarting() async throws {
         let (server, _) = makeServer()
         await server.shutdown()
