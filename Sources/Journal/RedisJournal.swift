@@ -42,8 +42,6 @@ public final class RedisJournal: SessionJournal {
     private var dirty: [String: Session] = [:]
     private var dirtySince: ContinuousClock.Instant?
     private var needsFullWrite: [String: Session] = [:]
-    /// The newest version of each view model sent in a write, per session.
-    private var sent: [String: [String: Int]] = [:]
     // NB: no weak reference to the journal anywhere: one would give it a side table, which every retain of it
     // then goes through. Its timers are its own (they go with it); its commands and tasks hold it until they
     // end; the client's state callback is taken back when it goes (deinit).
@@ -118,7 +116,6 @@ public final class RedisJournal: SessionJournal {
     public func sessionRemoved(_ session: Session) {
         dirty[session.id] = nil
         needsFullWrite[session.id] = nil
-        sent[session.id] = nil
         let keys = JournalKeys(session.id).all(viewModels: names)
         Task {
             do {
@@ -147,7 +144,6 @@ public final class RedisJournal: SessionJournal {
         do {
             let record = try JournalRecordCoding.record(id: id, reply: reply, viewModelNames: names)
             statistics.takeovers += 1
-            sent[id] = record.viewModels.mapValues(\.version)
             return .found(record)
         } catch {
             statistics.corruptRecords += 1
@@ -240,14 +236,13 @@ public final class RedisJournal: SessionJournal {
             degrade(session)
             return
         }
-        let alreadySent = sent[session.id] ?? [:]
         // NB: loops, not `filter` and `reduce`: a closure here checks its executor on every call.
         // The view models to write, with the version last sent of each.
         var slots: [(slot: ViewModelSlot, previous: Int)] = []
         var names: [String] = []
         var capacity = 512
         for slot in session.slots {
-            let previous = alreadySent[slot.name, default: 0]
+            let previous = slot.journaledVersion
             guard full || slot.channel.latestVersion > previous else { continue }
             slots.append((slot, previous))
             names.append(slot.name)
@@ -261,7 +256,7 @@ public final class RedisJournal: SessionJournal {
         }
         // NB: encoded straight into the command: no array or string per argument (callgrind: the arrays and
         // their formatting by hiredis cost more than the rest of a write).
-        var command = RedisCommand(capacity: capacity)
+        var command = scriptCommand(.write, capacity: capacity)
         command.append(3 + slots.count)
         JournalKeys.appendWriteKeys(of: session.id, viewModels: names, to: &command)
         command.append(owner)
@@ -298,11 +293,9 @@ public final class RedisJournal: SessionJournal {
         }
 
         session.isBeingJournaled = true
-        var sentNow = alreadySent
-        for (slot, version) in written { sentNow[slot.name] = version }
-        sent[session.id] = sentNow
+        for (slot, version) in written { slot.journaledVersion = version }
         let started = ContinuousClock.now
-        evaluate(.write, tail: command) { result in
+        run(.write, command) { result in
             self.finishWrite(session, written: written, full: full, result: result, started: started)
         }
     }
@@ -357,7 +350,6 @@ public final class RedisJournal: SessionJournal {
     private func forget(_ id: String) {
         dirty[id] = nil
         needsFullWrite[id] = nil
-        sent[id] = nil
     }
 
     private func clientStateChanged(_ state: RedisClientState) {
@@ -431,45 +423,51 @@ public final class RedisJournal: SessionJournal {
         _ script: JournalScript, keys: [String], arguments: [[UInt8]],
         then completion: @escaping @LoopActor (Result<RedisReply, RedisError>) -> Void
     ) {
-        var tail = RedisCommand()
-        tail.append(keys.count)
-        for key in keys { tail.append(key) }
-        for argument in arguments { tail.append(argument) }
-        evaluate(script, tail: tail, then: completion)
+        var command = scriptCommand(script)
+        command.append(keys.count)
+        for key in keys { command.append(key) }
+        for argument in arguments { command.append(argument) }
+        run(script, command, then: completion)
     }
 
-    /// Runs `script` (`EVALSHA`, or `EVAL` with its text when Redis does not know it yet) with `tail`: the number
-    /// of keys, the keys, then the arguments. The write path builds `tail` once per write.
-    private func evaluate(
-        _ script: JournalScript, tail: RedisCommand,
-        then completion: @escaping @LoopActor (Result<RedisReply, RedisError>) -> Void
-    ) {
-        let byText = { [client] in
-            var command = RedisCommand()
+    /// A command that runs `script`: `EVALSHA` and its SHA1 once Redis is known to have it, else `EVAL` and its
+    /// text. The caller appends the number of keys, the keys and the arguments, then ``run(_:_:then:)``s it.
+    /// NB: the write path encodes its arguments straight behind these two: nothing is copied to send it.
+    private func scriptCommand(_ script: JournalScript, capacity: Int = 256) -> RedisCommand {
+        guard let hash = scriptHashes[script] else {
+            var command = RedisCommand(capacity: capacity + script.source.utf8.count + 16)
             command.append("EVAL")
             command.append(script.source)
-            command.append(contentsOf: tail)
-            client.send(command) { result in
-                completion(result)
-                guard self.scriptHashes[script] == nil else { return }
-                self.client.send(["SCRIPT", "LOAD", script.source].map { Array($0.utf8) }) { learned in
-                    if case .success(let reply) = learned, let hash = reply.string { self.scriptHashes[script] = hash }
-                }
-            }
+            return command
         }
-        guard let hash = scriptHashes[script] else { return byText() }
-        var command = RedisCommand(capacity: tail.byteCount + 64)
+        var command = RedisCommand(capacity: capacity + 64)
         command.append("EVALSHA")
         command.append(hash)
-        command.append(contentsOf: tail)
+        return command
+    }
+
+    /// Sends a ``scriptCommand(_:capacity:)``. Refused with `NOSCRIPT` (Redis restarted or flushed its scripts),
+    /// it goes again with the script's text; after a run by text, Redis is asked for the SHA1 to use next.
+    private func run(
+        _ script: JournalScript, _ command: consuming RedisCommand,
+        then completion: @escaping @LoopActor (Result<RedisReply, RedisError>) -> Void
+    ) {
+        var command = command
         // NB: sealed here, while this is the only copy (the client would seal a shared one by copying it).
         command.seal()
-        client.send(command) { result in
-            if case .failure(.server(let message)) = result, message.hasPrefix("NOSCRIPT") {
+        let byHash = command.argument(0).map { $0.elementsEqual("EVALSHA".utf8) } ?? false
+        client.send(command) { [command] result in
+            if byHash, case .failure(.server(let message)) = result, message.hasPrefix("NOSCRIPT") {
                 self.scriptHashes[script] = nil
-                byText()
-            } else {
-                completion(result)
+                var byText = self.scriptCommand(script, capacity: command.byteCount)
+                byText.append(contentsOf: command.arguments(from: 2))
+                self.run(script, byText, then: completion)
+                return
+            }
+            completion(result)
+            guard !byHash, self.scriptHashes[script] == nil else { return }
+            self.client.send(["SCRIPT", "LOAD", script.source].map { Array($0.utf8) }) { learned in
+                if case .success(let reply) = learned, let hash = reply.string { self.scriptHashes[script] = hash }
             }
         }
     }

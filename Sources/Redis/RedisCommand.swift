@@ -81,21 +81,35 @@ public struct RedisCommand: Sendable {
     /// The argument at `index`, decoded from the encoding (for checks of the first few: a walk from the start).
     public func argument(_ index: Int) -> ArraySlice<UInt8>? {
         guard index >= 0, index < count else { return nil }
+        var (offset, length) = lengthLine(at: Self.headerRoom)
+        for _ in 0..<index { (offset, length) = lengthLine(at: offset + length + 2) }
+        return bytes[offset..<(offset + length)]
+    }
+
+    /// The arguments from `index` on as a command of their own: to send them behind other first arguments
+    /// (`EVAL` and a script's text where `EVALSHA` and its hash were refused).
+    public func arguments(from index: Int) -> RedisCommand {
+        var rest = RedisCommand(capacity: byteCount)
+        guard index < count else { return rest }
         var offset = Self.headerRoom
-        var current = 0
-        while true {
-            // `$LENGTH\r\n`
-            var length = 0
-            offset += 1
-            while bytes[offset] != UInt8(ascii: "\r") {
-                length = length * 10 + Int(bytes[offset] &- UInt8(ascii: "0"))
-                offset += 1
-            }
-            offset += 2
-            if current == index { return bytes[offset..<(offset + length)] }
-            offset += length + 2
-            current += 1
+        for _ in 0..<max(0, index) {
+            let (start, length) = lengthLine(at: offset)
+            offset = start + length + 2
         }
+        rest.bytes.append(contentsOf: bytes[offset...])
+        rest.count = count - max(0, index)
+        return rest
+    }
+
+    /// Reads the `$LENGTH\r\n` line at `offset`: where the argument's bytes start, and their length.
+    private func lengthLine(at offset: Int) -> (start: Int, length: Int) {
+        var offset = offset + 1
+        var length = 0
+        while bytes[offset] != UInt8(ascii: "\r") {
+            length = length * 10 + Int(bytes[offset] &- UInt8(ascii: "0"))
+            offset += 1
+        }
+        return (offset + 2, length)
     }
 
     /// Whether the header is written for the arguments there are (``seal()``).

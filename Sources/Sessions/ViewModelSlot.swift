@@ -17,6 +17,9 @@ public final class ViewModelSlot {
     /// Its commands by path segment.
     let registration: ViewModelRegistration
 
+    /// The newest version a journal write of this view model carried (0: none yet; a slot restored from the
+    /// journal starts at the journal's version). Kept by the journal: a write sends the versions after it.
+    public var journaledVersion = 0
     /// Asked before each publish whether the new version waits for the journal (set by the session).
     var holdsVersions: (@LoopActor () -> Bool)?
     /// Follows the model's typed state between versions.
@@ -87,6 +90,7 @@ public final class ViewModelSlot {
             state: entry.state
         )
         slot.channel.restoreReplay(entry.replay)
+        slot.journaledVersion = entry.version
         return slot
     }
 

@@ -61,4 +61,26 @@ struct RedisCommandTests {
         #expect(command.withEncoded { Array($0) } == Self.resp(expected + [Array("more".utf8)]))
         #expect(RedisCommand().encoded == Array("*0\r\n".utf8))
     }
+
+    @Test func theArgumentsFromAnIndexOnAreACommandOfTheirOwn() {
+        let long = [UInt8](repeating: 7, count: 1_000)
+        var command = RedisCommand()
+        command.append("EVALSHA")
+        command.append("0123456789abcdef")
+        command.append(2)
+        command.appendArgument { $0 += long }
+        command.append("")
+        command.seal()
+        let rest = command.arguments(from: 2)
+        #expect(rest.count == 3 && !rest.isSealed)
+        #expect(rest.encoded == Self.resp([Array("2".utf8), long, []]))
+        #expect(rest.argument(1).map(Array.init) == long && rest.argument(2)?.isEmpty == true)
+        #expect(command.arguments(from: 0).encoded == command.encoded)
+        #expect(command.arguments(from: 5).encoded == Array("*0\r\n".utf8), "past the last: no arguments")
+        var byText = RedisCommand()
+        byText.append("EVAL")
+        byText.append("return 1")
+        byText.append(contentsOf: rest)
+        #expect(byText.encoded == Self.resp([Array("EVAL".utf8), Array("return 1".utf8), Array("2".utf8), long, []]))
+    }
 }

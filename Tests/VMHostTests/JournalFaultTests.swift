@@ -101,6 +101,15 @@ struct JournalFaultTests {
         #expect(
             try await eventually { Self.isDurable(redis, id, text: "hung and unavailable") }, "caught up after the hang"
         )
+        // Redis forgets its scripts: the refused EVALSHA goes again with the script's text, nothing fails.
+        let failuresBeforeFlush = try await node.metric("vmhost_journal_write_failures_total")
+        _ = try redis.bulk(["SCRIPT", "FLUSH"])
+        try await Self.change(node, client, to: "scripts flushed")
+        #expect(try await eventually { Self.isDurable(redis, id, text: "scripts flushed") }, "written by text")
+        try await Self.change(node, client, to: "by hash again")
+        #expect(try await eventually { Self.isDurable(redis, id, text: "by hash again") })
+        #expect(try await node.metric("vmhost_journal_write_failures_total") == failuresBeforeFlush)
+
         let writesBefore = try await node.metric("vmhost_journal_writes_total")
         try await Self.change(node, client, to: "all well")
         #expect(try await eventually { Self.isDurable(redis, id, text: "all well") })
