@@ -12,18 +12,18 @@ enum JournalRecordCoding {
     // MARK: Writing
 
     /// `{"version":N,"state":…,"snapshot":…}` around a state already serialised (the channel's bytes: the
-    /// write path does not serialise the state a second time).
-    static func appendEntry(version: Int, stateBytes: [UInt8], snapshot: JSONValue, to command: inout RedisCommand) {
+    /// write path does not serialise the state a second time) and the view model's snapshot text.
+    static func appendEntry(version: Int, stateBytes: [UInt8], snapshot: [UInt8], to command: inout RedisCommand) {
         // NB: the closures are written here, outside the loop's isolation: an isolated closure checks its
         // executor each time it runs.
         command.appendArgument { bytes in
-            bytes.reserveCapacity(bytes.count + stateBytes.count * 2 + 48)
+            bytes.reserveCapacity(bytes.count + stateBytes.count + snapshot.count + 48)
             bytes.append(#"{"version":"#)
             JSONValue.int(version).serialize(into: &bytes)
             bytes.append(#","state":"#)
             bytes.append(contentsOf: stateBytes)
             bytes.append(#","snapshot":"#)
-            snapshot.serialize(into: &bytes)
+            bytes.append(contentsOf: snapshot)
             bytes.append(UInt8(ascii: "}"))
         }
     }

@@ -50,6 +50,9 @@ public final class RedisJournal: SessionJournal {
     private let previousOnStateChange: (@LoopActor (RedisClientState) -> Void)?
     private var lastTouch = ContinuousClock.now
     private var scriptHashes: [JournalScript: String] = [:]
+    /// The buffer each view model's snapshot is written in before it is copied into a write (kept: one
+    /// allocation for all writes).
+    private var snapshotScratch: [UInt8] = []
     private var isStopped = false
 
     /// Creates the journal of `store` and attaches it (sessions created from now on are journaled).
@@ -271,9 +274,14 @@ public final class RedisJournal: SessionJournal {
             let held = channel.heldVersions
             let latest = channel.latestVersion
             let stateBytes = held.last?.stateBytes ?? channel.stateBytes
-            let snapshot = slot.model.snapshot()
+            var snapshot = JSONTextWriter(appendingTo: snapshotScratch)
+            snapshotScratch = []
+            slot.model.writeSnapshot(to: &snapshot)
             command.append(slot.name)
-            JournalRecordCoding.appendEntry(version: latest, stateBytes: stateBytes, snapshot: snapshot, to: &command)
+            JournalRecordCoding.appendEntry(
+                version: latest, stateBytes: stateBytes, snapshot: snapshot.bytes, to: &command)
+            snapshotScratch = snapshot.take()
+            snapshotScratch.removeAll(keepingCapacity: true)
             let replayed = full ? channel.replayedPatches : []
             var newlyHeld = 0
             for entry in held where full || entry.version > previous { newlyHeld += 1 }

@@ -368,9 +368,9 @@ struct PhotoViewModelTests {
 
     // MARK: Snapshot
 
-    /// A snapshot survives serialising to bytes and parsing back, as it does through Redis.
-    func throughBytes(_ snapshot: JSONValue) throws -> JSONValue {
-        try JSONParser.parse(snapshot.serializedBytes)
+    /// A view model's snapshot as the journal reads it back from Redis: its text, parsed.
+    func snapshot(of viewModel: some HostedViewModel) throws -> JSONValue {
+        try JSONParser.parse(viewModel.snapshotText)
     }
 
     @Test func aLoadedPhotoRestoresEqual() async throws {
@@ -384,7 +384,7 @@ struct PhotoViewModelTests {
 
         let other = FakeFlickrService()
         let restored = PhotoViewModel(service: other)
-        try restored.restore(throughBytes(viewModel.snapshot()))
+        try restored.restore(snapshot(of: viewModel))
         #expect(restored.state == viewModel.state)
         #expect(restored.stateJSON == viewModel.stateJSON)
         #expect(!restored.isBusy)
@@ -394,14 +394,14 @@ struct PhotoViewModelTests {
 
     @Test func theInitialStateAndFailuresRestoreEqual() async throws {
         let initial = PhotoViewModel(service: FakeFlickrService())
-        try initial.restore(throughBytes(viewModel.snapshot()))
+        try initial.restore(snapshot(of: viewModel))
         #expect(initial.state == PhotoState())
 
         viewModel.open(photoID: "1")
         await service.answer(.photoInfo("1"), with: .failure(Self.notFound))
         await service.answer(.photoComments("1"), with: .success(.commentList([])))
         let restored = PhotoViewModel(service: FakeFlickrService())
-        try restored.restore(throughBytes(viewModel.snapshot()))
+        try restored.restore(snapshot(of: viewModel))
         #expect(
             restored.state
                 == PhotoState(
@@ -416,7 +416,7 @@ struct PhotoViewModelTests {
         let error = UpstreamError(kind: .network, message: "timed out")
         viewModel.open(photoID: "1")
         await service.answer(.photoComments("1"), with: .failure(error))
-        let snapshot = try throughBytes(viewModel.snapshot())
+        let snapshot = try snapshot(of: viewModel)
 
         let other = FakeFlickrService()
         let restored = PhotoViewModel(service: other)
@@ -449,7 +449,7 @@ struct PhotoViewModelTests {
 
     @Test func bothLoadsInFlightRunAgainAndARestoreCancelsWhatRan() async throws {
         viewModel.open(photoID: "2")
-        let snapshot = try throughBytes(viewModel.snapshot())
+        let snapshot = try snapshot(of: viewModel)
 
         let other = FakeFlickrService()
         let restored = PhotoViewModel(service: other)

@@ -10,9 +10,9 @@ import VMHostTesting
 @LoopActor
 @Suite("View model snapshots")
 struct SnapshotTests {
-    /// A snapshot survives serialising to bytes and parsing back, as it does through Redis.
-    func throughBytes(_ snapshot: JSONValue) throws -> JSONValue {
-        try JSONParser.parse(snapshot.serializedBytes)
+    /// A view model's snapshot as the journal reads it back from Redis: its text, parsed.
+    func snapshot(of viewModel: some HostedViewModel) throws -> JSONValue {
+        try JSONParser.parse(viewModel.snapshotText)
     }
 
     @Test func aLoadedSearchWithRecentSearchesAndMetadataRestoresEqual() async throws {
@@ -29,7 +29,7 @@ struct SnapshotTests {
         #expect(original.state.results.value?.photos.first?.favorites == 7)
 
         let restored = SearchViewModel(service: FakeFlickrService(), clock: TestClock())
-        try restored.restore(throughBytes(original.snapshot()))
+        try restored.restore(snapshot(of: original))
         #expect(restored.state == original.state)
         #expect(restored.state.json == original.state.json)
         #expect(!restored.isBusy)
@@ -41,7 +41,7 @@ struct SnapshotTests {
         try original.execute(text: "kittens")
         await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
         try original.loadMore()
-        let snapshot = try throughBytes(original.snapshot())
+        let snapshot = try snapshot(of: original)
 
         let other = FakeFlickrService()
         let restored = SearchViewModel(service: other, clock: TestClock())
@@ -64,7 +64,7 @@ struct SnapshotTests {
 
         let other = FakeProductService()
         let restored = ProductListViewModel(service: other)
-        try restored.restore(throughBytes(original.snapshot()))
+        try restored.restore(snapshot(of: original))
         #expect(restored.state == original.state)
         await settle()
         #expect(other.pendingPages == [2])
@@ -79,7 +79,7 @@ struct SnapshotTests {
         original.refresh()
         await service.answer(.failure(UpstreamError(kind: .upstream, message: "HTTP 503", status: 503)))
         let restored = ProductListViewModel(service: FakeProductService())
-        try restored.restore(throughBytes(original.snapshot()))
+        try restored.restore(snapshot(of: original))
         #expect(restored.state == original.state)
         #expect(restored.state.lastError?.status == 503)
     }

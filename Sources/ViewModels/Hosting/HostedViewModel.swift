@@ -31,10 +31,11 @@ public protocol HostedViewModel: AnyObject, SendableMetatype {
     /// conformance carries one specialised for its state type).
     func makeStateTracker() -> StateTracker
 
-    /// Everything needed to continue this view model elsewhere: its whole state (more than ``stateJSON``
-    /// shows) and what was in flight, as JSON the journal stores.
-    func snapshot() -> JSONValue
-    /// Continues from a ``snapshot()`` written by this or another process. Work that was in flight there is
+    /// Writes everything needed to continue this view model elsewhere: its whole state (more than
+    /// ``stateJSON`` shows) and what was in flight, as the JSON text the journal stores. NB: written as text
+    /// rather than built as a ``JSONValue``: the journal writes it on every change.
+    func writeSnapshot(to json: inout JSONTextWriter)
+    /// Continues from a snapshot (``writeSnapshot(to:)``) written by this or another process. Work that was in flight there is
     /// started again here, so nothing stays loading.
     /// - Throws: ``SnapshotError`` when the snapshot is not one this view model wrote.
     func restore(_ snapshot: JSONValue) throws(SnapshotError)
@@ -46,6 +47,13 @@ public protocol HostedViewModel: AnyObject, SendableMetatype {
 extension HostedViewModel {
     /// The API's JSON of the state, without `version` (the state channel adds it).
     public var stateJSON: JSONValue { state.json }
+
+    /// The text of ``writeSnapshot(to:)`` on its own.
+    public var snapshotText: [UInt8] {
+        var json = JSONTextWriter()
+        writeSnapshot(to: &json)
+        return json.take()
+    }
 }
 
 /// A snapshot that cannot be restored (corrupt, or written by an incompatible version).

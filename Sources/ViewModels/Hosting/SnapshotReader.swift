@@ -97,24 +97,31 @@ package struct SnapshotReader {
 }
 
 extension Loadable {
-    /// The journal form: `{"status", "value", "error", "request"}` with the whole value and the request of a
+    /// The journal form: `{"value", "error", "status", "request"}` with the whole value and the request of a
     /// load in flight (``json(_:)`` shows neither).
-    package func snapshot(
-        value valueJSON: (Value) -> JSONValue, request requestJSON: (Request) -> JSONValue
-    ) -> JSONValue {
-        var object: JSONObject = ["value": value.map(valueJSON) ?? .null, "error": error?.json ?? .null]
+    package func writeSnapshot(
+        to json: inout JSONTextWriter, value writeValue: (Value, inout JSONTextWriter) -> Void,
+        request writeRequest: (Request, inout JSONTextWriter) -> Void
+    ) {
+        json.openObject()
+        json.key("value")
+        if let value { writeValue(value, &json) } else { json.null() }
+        json.key("error")
+        if let error { json.value(error.json) } else { json.null() }
+        json.key("status")
         switch self {
-        case .idle: object["status"] = "idle"
+        case .idle: json.string("idle")
         case .loading(let request, _):
-            object["status"] = "loading"
-            object["request"] = requestJSON(request)
-        case .loaded: object["status"] = "loaded"
-        case .failed: object["status"] = "failed"
+            json.string("loading")
+            json.key("request")
+            writeRequest(request, &json)
+        case .loaded: json.string("loaded")
+        case .failed: json.string("failed")
         }
-        return .object(object)
+        json.closeObject()
     }
 
-    /// Reads ``snapshot(value:request:)``.
+    /// Reads ``writeSnapshot(to:value:request:)``.
     package init(
         snapshot reader: SnapshotReader, value readValue: (SnapshotReader) throws(SnapshotError) -> Value,
         request readRequest: (SnapshotReader) throws(SnapshotError) -> Request

@@ -27,20 +27,41 @@ extension PhotoComment {
 
 extension PhotoState {
     /// The request of a load in flight: `{"photoId": …}`.
-    private static func requestSnapshot(_ photoID: String) -> JSONValue { ["photoId": .string(photoID)] }
+    private static func writeRequest(_ photoID: String, to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("photoId")
+        json.string(photoID)
+        json.closeObject()
+    }
 
     private static func request(_ reader: SnapshotReader) throws(SnapshotError) -> String {
         try reader.string("photoId")
     }
 
-    var snapshot: JSONValue {
-        [
-            "photoId": photoId.map { .string($0) } ?? .null,
-            "detail": detail.snapshot(value: \.json, request: Self.requestSnapshot),
-            // NB: the comments' value is an array, and Loadable snapshots keep values as objects.
-            "comments": comments.snapshot(value: { ["list": .array($0.map(\.json))] }, request: Self.requestSnapshot),
-            "lastError": lastError?.json ?? .null,
-        ]
+    func writeSnapshot(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("photoId")
+        json.string(photoId)
+        json.key("detail")
+        detail.writeSnapshot(
+            to: &json, value: { $1.value($0.json) }, request: { Self.writeRequest($0, to: &$1) })
+        json.key("comments")
+        // NB: the comments' value is an array, and Loadable snapshots keep values as objects.
+        comments.writeSnapshot(
+            to: &json,
+            value: { comments, json in
+                json.openObject()
+                json.key("list")
+                json.openArray()
+                for comment in comments { json.value(comment.json) }
+                json.closeArray()
+                json.closeObject()
+            },
+            request: { Self.writeRequest($0, to: &$1) }
+        )
+        json.key("lastError")
+        if let lastError { json.value(lastError.json) } else { json.null() }
+        json.closeObject()
     }
 
     init(snapshot reader: SnapshotReader) throws(SnapshotError) {

@@ -76,8 +76,11 @@ public final class PhotoViewModel {
     // MARK: Snapshot
 
     /// The state, with the photo of each load in flight.
-    public func snapshot() -> JSONValue {
-        ["state": state.snapshot]
+    public func writeSnapshot(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("state")
+        state.writeSnapshot(to: &json)
+        json.closeObject()
     }
 
     /// Continues a snapshot: a load that was in flight there runs again here.

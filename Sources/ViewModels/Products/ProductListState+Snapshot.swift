@@ -14,11 +14,20 @@ extension Product {
 }
 
 extension PageRequest {
-    var snapshot: JSONValue {
+    func writeSnapshot(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("page")
         switch self {
-        case .refresh: ["page": .int(1), "refresh": true]
-        case .nextPage(let page): ["page": .int(page), "refresh": false]
+        case .refresh:
+            json.int(1)
+            json.key("refresh")
+            json.bool(true)
+        case .nextPage(let page):
+            json.int(page)
+            json.key("refresh")
+            json.bool(false)
         }
+        json.closeObject()
     }
 
     init(snapshot reader: SnapshotReader) throws(SnapshotError) {
@@ -27,16 +36,28 @@ extension PageRequest {
 }
 
 extension ProductListState {
-    var snapshot: JSONValue {
-        [
-            "list": list.snapshot(
-                value: { list in
-                    ["items": .array(list.items.map(\.json)), "page": .int(list.page), "hasMore": .bool(list.hasMore)]
-                },
-                request: \.snapshot
-            ),
-            "lastError": lastError?.json ?? .null,
-        ]
+    func writeSnapshot(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("list")
+        list.writeSnapshot(
+            to: &json,
+            value: { list, json in
+                json.openObject()
+                json.key("items")
+                json.openArray()
+                for item in list.items { json.value(item.json) }
+                json.closeArray()
+                json.key("page")
+                json.int(list.page)
+                json.key("hasMore")
+                json.bool(list.hasMore)
+                json.closeObject()
+            },
+            request: { $0.writeSnapshot(to: &$1) }
+        )
+        json.key("lastError")
+        if let lastError { json.value(lastError.json) } else { json.null() }
+        json.closeObject()
     }
 
     init(snapshot reader: SnapshotReader) throws(SnapshotError) {

@@ -69,8 +69,11 @@ public final class ProductListViewModel {
     // MARK: Snapshot
 
     /// The state, with the request of a load in flight.
-    public func snapshot() -> JSONValue {
-        ["state": state.snapshot]
+    public func writeSnapshot(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("state")
+        state.writeSnapshot(to: &json)
+        json.closeObject()
     }
 
     /// Continues a snapshot: a load that was in flight runs again, from the list it was started on.

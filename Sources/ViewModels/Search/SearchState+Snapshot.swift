@@ -5,11 +5,21 @@ import Services
 // thumbnail of each photo, the request of a search in flight).
 
 extension PhotoCell {
-    var snapshot: JSONValue {
-        [
-            "id": .string(id), "title": .string(title), "url": .string(url), "thumbnailUrl": .string(thumbnailUrl),
-            "favorites": favorites.map { .int($0) } ?? .null, "comments": comments.map { .int($0) } ?? .null,
-        ]
+    func writeSnapshot(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("id")
+        json.string(id)
+        json.key("title")
+        json.string(title)
+        json.key("url")
+        json.string(url)
+        json.key("thumbnailUrl")
+        json.string(thumbnailUrl)
+        json.key("favorites")
+        json.int(favorites)
+        json.key("comments")
+        json.int(comments)
+        json.closeObject()
     }
 
     init(snapshot reader: SnapshotReader) throws(SnapshotError) {
@@ -23,11 +33,21 @@ extension PhotoCell {
 }
 
 extension SearchResults {
-    var snapshot: JSONValue {
-        [
-            "searchString": .string(searchString), "totalResults": .int(totalResults), "page": .int(page),
-            "pages": .int(pages), "photos": .array(photos.map(\.snapshot)),
-        ]
+    func writeSnapshot(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("searchString")
+        json.string(searchString)
+        json.key("totalResults")
+        json.int(totalResults)
+        json.key("page")
+        json.int(page)
+        json.key("pages")
+        json.int(pages)
+        json.key("photos")
+        json.openArray()
+        for photo in photos { photo.writeSnapshot(to: &json) }
+        json.closeArray()
+        json.closeObject()
     }
 
     init(snapshot reader: SnapshotReader) throws(SnapshotError) {
@@ -40,7 +60,14 @@ extension SearchResults {
 }
 
 extension SearchRequest {
-    var snapshot: JSONValue { ["text": .string(text), "page": .int(page)] }
+    func writeSnapshot(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("text")
+        json.string(text)
+        json.key("page")
+        json.int(page)
+        json.closeObject()
+    }
 
     init(snapshot reader: SnapshotReader) throws(SnapshotError) {
         self.init(text: try reader.string("text"), page: try reader.int("page"))
@@ -57,7 +84,9 @@ extension RecentSearch {
 }
 
 extension Loadable where Value == SearchResults, Request == SearchRequest {
-    var snapshot: JSONValue { snapshot(value: \.snapshot, request: \.snapshot) }
+    func writeSnapshot(to json: inout JSONTextWriter) {
+        writeSnapshot(to: &json, value: { $0.writeSnapshot(to: &$1) }, request: { $0.writeSnapshot(to: &$1) })
+    }
 
     init(snapshot reader: SnapshotReader) throws(SnapshotError) {
         try self.init(
@@ -68,11 +97,19 @@ extension Loadable where Value == SearchResults, Request == SearchRequest {
 }
 
 extension SearchState {
-    var snapshot: JSONValue {
-        [
-            "searchText": .string(searchText), "results": results.snapshot,
-            "recentSearches": .array(recentSearches.map(\.json)), "lastError": lastError?.json ?? .null,
-        ]
+    func writeSnapshot(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("searchText")
+        json.string(searchText)
+        json.key("results")
+        results.writeSnapshot(to: &json)
+        json.key("recentSearches")
+        json.openArray()
+        for search in recentSearches { json.value(search.json) }
+        json.closeArray()
+        json.key("lastError")
+        if let lastError { json.value(lastError.json) } else { json.null() }
+        json.closeObject()
     }
 
     init(snapshot reader: SnapshotReader) throws(SnapshotError) {

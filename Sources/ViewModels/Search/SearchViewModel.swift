@@ -141,8 +141,13 @@ public final class SearchViewModel {
     // MARK: Snapshot
 
     /// The state with the request of a search in flight, and whether an automatic search is pending.
-    public func snapshot() -> JSONValue {
-        ["state": state.snapshot, "debouncePending": .bool(debounce != nil)]
+    public func writeSnapshot(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("state")
+        state.writeSnapshot(to: &json)
+        json.key("debouncePending")
+        json.bool(debounce != nil)
+        json.closeObject()
     }
 
     /// Continues a snapshot: a search that was in flight runs again (from the results it was started on),
