@@ -25,8 +25,9 @@ struct JournalKeys {
     /// replay list of each of `viewModels`; the same keys as ``init(_:)`` and ``replay(_:)`` give, without their
     /// strings (a write runs for every command).
     static func appendWriteKeys(of id: String, viewModels: [String], to command: inout RedisCommand) {
+        let hashLength = prefix.utf8.count + id.utf8.count + 1
         func appendKey(_ suffix: String, _ name: String = "") {
-            command.appendArgument { bytes in
+            command.appendArgument(length: hashLength + suffix.utf8.count + name.utf8.count) { bytes in
                 bytes.append(utf8: prefix)
                 bytes.append(utf8: id)
                 bytes.append(UInt8(ascii: "}"))

@@ -54,7 +54,35 @@ public struct RedisCommand: Sendable {
 
     /// Appends an integer argument in decimal.
     public mutating func append(_ integer: Int) {
-        Self.withDecimal(integer) { append($0) }
+        start = nil
+        count += 1
+        // NB: the whole argument (`$LENGTH\r\nDIGITS\r\n`, at most 27 bytes) is formatted on the stack and
+        // appended in one copy: a journal write has seven integers.
+        var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &storage) { buffer in
+            var first = buffer.count
+            func prepend(_ byte: UInt8) {
+                first -= 1
+                buffer[first] = byte
+            }
+            prepend(UInt8(ascii: "\n"))
+            prepend(UInt8(ascii: "\r"))
+            let digitsEnd = first
+            var magnitude = integer.magnitude
+            repeat {
+                prepend(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10))
+                magnitude /= 10
+            } while magnitude != 0
+            if integer < 0 { prepend(UInt8(ascii: "-")) }
+            let length = digitsEnd - first
+            prepend(UInt8(ascii: "\n"))
+            prepend(UInt8(ascii: "\r"))
+            prepend(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: length % 10))
+            if length >= 10 { prepend(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: length / 10)) }
+            prepend(UInt8(ascii: "$"))
+            bytes.append(
+                contentsOf: UnsafeRawBufferPointer(rebasing: buffer[first...]).assumingMemoryBound(to: UInt8.self))
+        }
     }
 
     /// Appends one argument that `write` appends to the buffer it is given: for an argument built from parts,
@@ -69,6 +97,23 @@ public struct RedisCommand: Sendable {
         }
         appendCRLF()
         count += 1
+    }
+
+    /// Appends one argument of `length` bytes that `write` appends to the buffer it is given: for an argument
+    /// built from parts whose length is known first (no move of its bytes behind their length line).
+    public mutating func appendArgument(length: Int, _ write: (inout [UInt8]) -> Void) {
+        let lineStart = bytes.count
+        appendLength(length)
+        let argumentStart = bytes.count
+        write(&bytes)
+        let written = bytes.count - argumentStart
+        if written != length {
+            assertionFailure("an argument of \(written) bytes announced as \(length)")
+            Self.withDecimal(written, between: "$", and: "\r\n") { line in
+                bytes.replaceSubrange(lineStart..<argumentStart, with: line)
+            }
+        }
+        appendCRLF()
     }
 
     /// Appends every argument of `other` after this command's.

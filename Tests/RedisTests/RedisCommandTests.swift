@@ -38,6 +38,20 @@ struct RedisCommandTests {
         #expect(command.argument(-1) == nil)
     }
 
+    @Test func integersOfEveryWidthAndArgumentsOfAnnouncedLength() {
+        let integers = [0, 9, 10, -1, -9, 1_234_567_890, -1_234_567_890, Int.max, Int.min]
+        var command = RedisCommand()
+        for integer in integers { command.append(integer) }
+        command.appendArgument(length: 11) { bytes in
+            bytes += Array("vmhost:{".utf8)
+            bytes += [0, 255, 125]
+        }
+        command.appendArgument(length: 0) { _ in }
+        let expected = integers.map { Array(String($0).utf8) } + [Array("vmhost:{".utf8) + [0, 255, 125], []]
+        #expect(command.count == expected.count)
+        #expect(command.encoded == Self.resp(expected))
+    }
+
     /// A long argument written in place (its length prefix has several digits) and another command's arguments
     /// appended; the header is rewritten at every seal, the count grows past one digit.
     @Test func appendedCommandsAndLongArgumentsKeepTheEncodingExact() {
