@@ -120,6 +120,7 @@ let package = Package(
             dependencies: ["Upstreams", "Services", "FakeUpstream", "HTTPClient", "EventLoop", "JSON", "VMHostTesting"]
         ),
         .testTarget(name: "ServicesTests", dependencies: ["Services"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "EventLoop", "VMHostTesting"]),
         .testTarget(
             name: "SessionsTests",

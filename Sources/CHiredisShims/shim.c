@@ -42,6 +42,10 @@ int vmh_redis_formatted_command(redisAsyncContext *context, void (*callback)(red
     return redisAsyncFormattedCommand(context, callback, privdata, command, length);
 }
 
+void vmh_redis_write_now(redisAsyncContext *context) {
+    redisAsyncHandleWrite(context);
+}
+
 void vmh_redis_free(redisAsyncContext *context) {
     redisAsyncFree(context);
 }

@@ -32,6 +32,14 @@ public final class LoopTimer {
         event_add(event, &tv)
     }
 
+    /// Fires the timer in this turn of the loop, after the events already ready in it (`event_active`): a
+    /// point at which everything this turn's events did is done, without waiting for the loop's next turn.
+    /// Replaces any schedule; ``isScheduled`` until it runs.
+    public func fireSoon() {
+        event_del(event)
+        event_active(event, Int32(EV_TIMEOUT), 1)
+    }
+
     /// Stops the timer; a pending firing does not happen.
     public func cancel() {
         event_del(event)

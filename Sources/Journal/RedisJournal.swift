@@ -54,6 +54,8 @@ public final class RedisJournal: SessionJournal {
     /// allocation for all writes).
     private var snapshotScratch: [UInt8] = []
     private var isStopped = false
+    /// Whether ``flush()`` is writing the batch.
+    private var isFlushing = false
 
     /// Creates the journal of `store` and attaches it (sessions created from now on are journaled).
     /// - Parameters:
@@ -210,7 +212,11 @@ public final class RedisJournal: SessionJournal {
         if dirty.isEmpty { dirtySince = ContinuousClock.now }
         dirty[session.id] = session
         session.isQueuedForJournal = true
-        if !flushTimer.isScheduled { flushTimer.schedule(after: .zero) }
+        // NB: the batch is written at the end of this turn of the loop (after the events ready in it), not on
+        // the next turn: one turn less between a command and its durability. A session marked during the
+        // batch's own writing waits for the next turn (no turn that never ends).
+        guard !flushTimer.isScheduled else { return }
+        if isFlushing { flushTimer.schedule(after: .zero) } else { flushTimer.fireSoon() }
     }
 
     /// Writes every dirty session not already being written (one script call each, pipelined).
@@ -218,6 +224,12 @@ public final class RedisJournal: SessionJournal {
         let sessions = dirty
         dirty.removeAll()
         dirtySince = nil
+        isFlushing = true
+        defer {
+            isFlushing = false
+            // NB: written to the socket now, not on the write event of the loop's next turn.
+            client.writeNow()
+        }
         for session in sessions.values {
             session.isQueuedForJournal = false
             if session.isClosed { continue }

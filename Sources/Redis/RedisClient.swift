@@ -51,6 +51,12 @@ public final class RedisClient {
     lazy var reconnectTimer = LoopTimer { [weak self] in self?.reconnectTimerFired() }
     lazy var deferredClose = LoopTimer { [weak self] in self?.deferredCloseFired() }
 
+    /// Writes the commands sent so far to the socket now, rather than on the loop's next turn (one write for
+    /// a batch: call it once the batch is sent).
+    public func writeNow() {
+        connection?.writeNow()
+    }
+
     /// Whether commands go out at once (the state is ``RedisClientState/ready``).
     public var isAvailable: Bool { state == .ready }
 

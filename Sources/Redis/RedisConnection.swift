@@ -91,6 +91,13 @@ final class RedisConnection {
         return true
     }
 
+    /// Writes the commands handed over so far to the socket now rather than on the write event (the loop's next
+    /// turn). Must not be called from inside a hiredis callback.
+    func writeNow() {
+        guard let context, isConnected, !HiredisCallback.isRunning else { return }
+        HiredisCallback.run { vmh_redis_write_now(context) }
+    }
+
     /// Frees the context now: hiredis fails every command it holds (NULL replies), then reports the
     /// disconnect if it had connected. Must not be called from inside a hiredis callback.
     func close(reason: String = "closed") {

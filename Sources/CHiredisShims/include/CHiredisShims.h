@@ -45,6 +45,11 @@ int vmh_redis_set_disconnect_callback(redisAsyncContext *context,
 int vmh_redis_formatted_command(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
                                 void *privdata, const char *command, size_t length);
 
+/// Writes the commands queued so far to the socket now (`redisAsyncHandleWrite`, what the write event would do
+/// on the loop's next turn); what the socket does not take waits for the write event as before. On a write
+/// error hiredis disconnects: the disconnect callback runs before this returns.
+void vmh_redis_write_now(redisAsyncContext *context);
+
 /// Frees the context at once (`redisAsyncFree`): pending callbacks get NULL replies, then the disconnect
 /// callback runs (if it had connected). Never call it from inside a hiredis callback: 0.14 frees a
 /// connecting context at once even there, under the caller's feet.

@@ -1,0 +1,43 @@
+import EventLoop
+import Testing
+
+@LoopActor
+@Suite("LoopTimer")
+struct LoopTimerTests {
+    /// Waits (yielding the loop) until `condition` holds, for at most 5 s.
+    func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    @Test func fireSoonRunsInThisTurnOfTheLoopBeforeATimerDueNow() async throws {
+        var order: [String] = []
+        let nextTurn = LoopTimer { order.append("zero delay") }
+        let thisTurn = LoopTimer { order.append("fire soon") }
+        let first = LoopTimer { order.append("fired soon first") }
+        nextTurn.schedule(after: .zero)
+        first.fireSoon()
+        thisTurn.fireSoon()
+        #expect(thisTurn.isScheduled && first.isScheduled && nextTurn.isScheduled)
+        try await waitUntil { order.count == 3 }
+        #expect(order == ["fired soon first", "fire soon", "zero delay"])
+        #expect(!thisTurn.isScheduled && !first.isScheduled && !nextTurn.isScheduled)
+    }
+
+    @Test func fireSoonReplacesAScheduleAndCancelStopsIt() async throws {
+        var fired = 0
+        let timer = LoopTimer { fired += 1 }
+        timer.schedule(after: .seconds(60))
+        timer.fireSoon()
+        try await waitUntil { fired == 1 }
+        #expect(fired == 1 && !timer.isScheduled, "fired once, soon; the 60 s schedule is gone")
+
+        timer.fireSoon()
+        timer.cancel()
+        #expect(!timer.isScheduled)
+        let canary = LoopTimer { fired += 10 }
+        canary.schedule(after: .milliseconds(20))
+        try await waitUntil { fired >= 10 }
+        #expect(fired == 11, "the cancelled firing never came")
+    }
+}
