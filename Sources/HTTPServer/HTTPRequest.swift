@@ -2,13 +2,23 @@ import CLibevent
 import EventLoop
 import JSON
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// An incoming request, valid on the loop until its response is sent.
 @LoopActor
 public final class HTTPRequest {
     /// The method.
     public let method: HTTPMethod
-    /// The path as received (without query).
-    public let path: String
+    /// The path as received (without query). NB: made when asked (an error, a log): most requests never need
+    /// it as a string of its own.
+    public var path: String {
+        if let rawPath = components.rawPath { return String(rawPath) }
+        guard let target = evhttp_request_get_uri(raw) else { return "" }
+        let length = min(components.pathLength, strlen(target))
+        return String(decoding: UnsafeRawBufferPointer(start: target, count: length), as: UTF8.self)
+    }
     /// Path parameters captured by the route pattern (`:id` → `parameters["id"]`).
     public internal(set) var parameters = PathParameters()
     /// The id of this request in logs and the `X-Request-ID` response header.
@@ -29,7 +39,6 @@ public final class HTTPRequest {
         self.raw = raw
         self.method = method
         self.components = components
-        self.path = String(components.rawPath)
         self.requestID = requestID
         self.connection = connection
     }

@@ -5,8 +5,11 @@ import Glibc
 /// The path and query of a request target, split and percent-decoded without evhttp's strict URI parser
 /// (which rejects, for example, unencoded spaces that real clients send).
 package struct URIComponents: Sendable {
-    /// The path as received, without the query.
-    package var rawPath: Substring
+    /// The path as received, without the query; nil when split from evhttp's C string in place (its first
+    /// ``pathLength`` bytes are the path: the request makes the string only when asked, for an error or a log).
+    package var rawPath: Substring?
+    /// The length of the path in bytes.
+    package var pathLength: Int
     /// The path split on `/`, each segment percent-decoded (so `%2F` stays inside its segment).
     package var segments: [String]
     /// The raw query string, without `?`.
@@ -27,6 +30,7 @@ package struct URIComponents: Sendable {
         let utf8 = target.utf8
         let pathEnd = utf8.index(utf8.startIndex, offsetBy: parts.pathEnd)
         rawPath = target[..<pathEnd]
+        pathLength = parts.pathEnd
         rawQuery = parts.query.map {
             target[
                 utf8.index(
@@ -50,7 +54,7 @@ package struct URIComponents: Sendable {
         }
         guard let parts = Self.split(bytes) else { return nil }
         self.init(
-            rawPath: Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[..<parts.pathEnd]), as: UTF8.self)),
+            rawPath: nil, pathLength: parts.pathEnd,
             rawQuery: parts.query.map {
                 Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self))
             },
@@ -58,8 +62,9 @@ package struct URIComponents: Sendable {
         )
     }
 
-    private init(rawPath: Substring, rawQuery: Substring?, segments: [String]) {
+    private init(rawPath: Substring?, pathLength: Int, rawQuery: Substring?, segments: [String]) {
         self.rawPath = rawPath
+        self.pathLength = pathLength
         self.rawQuery = rawQuery
         self.segments = segments
     }

@@ -81,8 +81,12 @@ struct FuzzCase {
     // mark (`?\u{301}`) is one grapheme, but still a delimiter on the wire.
     private static func checkComponents(_ components: URIComponents, of target: String) {
         let slash = UInt8(ascii: "/")
-        let path = components.rawPath
+        guard let path = components.rawPath else {
+            check(false, "a target split as a String has its raw path")
+            return
+        }
         check(path.startIndex == target.startIndex && path.utf8.first == slash, "rawPath does not start the target")
+        check(components.pathLength == path.utf8.count, "pathLength is not the raw path's length")
         check(
             !path.utf8.contains(UInt8(ascii: "?")) && !path.utf8.contains(UInt8(ascii: "#")),
             "rawPath \(path.debugDescription) has a query or fragment"

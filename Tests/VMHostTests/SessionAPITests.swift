@@ -43,10 +43,14 @@ struct SessionAPITests {
             let client = app.client
             let id = try await app.createSession()
 
-            let notFound = try await client.get("/v1/nothing-here")
+            let notFound = try await client.get("/v1/nothing-here?with=query")
             #expect(notFound.status == 404)
             #expect(notFound.errorCode == "not_found")
-            #expect(notFound.json?["error"]?["message"]?.stringValue?.isEmpty == false)
+            #expect(notFound.json?["error"]?["message"]?.stringValue == "no resource at /v1/nothing-here")
+            let notFoundNonASCII = try await client.get("/v1/caf%C3%A9/\u{e9}t\u{e9}")
+            #expect(
+                notFoundNonASCII.json?["error"]?["message"]?.stringValue == "no resource at /v1/caf%C3%A9/\u{e9}t\u{e9}"
+            )
 
             let wrongMethod = try await client.request("PUT", "/v1/sessions")
             #expect(wrongMethod.status == 405)
