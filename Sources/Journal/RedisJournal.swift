@@ -352,9 +352,7 @@ public final class RedisJournal: SessionJournal {
             logger.warning("journal write failed", metadata: ["session": "\(session.id)", "error": "\(error)"])
             degrade(session)
         }
-        let more =
-            session.isQueuedForJournal || !session.unjournaledAnswers.isEmpty
-            || session.slots.contains(where: { $0.channel.latestVersion != $0.channel.version })
+        let more = session.hasUnjournaledChanges
         session.isQueuedForJournal = false
         session.journalWriteEnded()
         if !session.isClosed, more { markDirty(session) }
@@ -475,7 +473,9 @@ public final class RedisJournal: SessionJournal {
         var command = command
         // NB: sealed here, while this is the only copy (the client would seal a shared one by copying it).
         command.seal()
-        let byHash = command.argument(0).map { $0.elementsEqual("EVALSHA".utf8) } ?? false
+        // NB: `scriptCommand` writes `EVALSHA` exactly when the SHA1 is known, and nothing unlearns it before
+        // the command is sent.
+        let byHash = scriptHashes[script] != nil
         client.send(command) { [command] result in
             if byHash, case .failure(.server(let message)) = result, message.hasPrefix("NOSCRIPT") {
                 self.scriptHashes[script] = nil
