@@ -17,13 +17,11 @@ public final class LoopTimer {
         self.action = action
         self.repeats = repeats
         let context = Unmanaged.passUnretained(self).toOpaque()
-        event = event_new(
-            EventLoop.shared.base, -1, repeats ? Int16(EV_PERSIST) : 0,
-            { _, _, context in
-                guard let context else { return }
-                let timer = Unmanaged<LoopTimer>.fromOpaque(context).takeUnretainedValue()
-                LoopActor.assumeIsolated { timer.action() }
-            }, context)
+        event = event_new(EventLoop.shared.base, -1, repeats ? Int16(EV_PERSIST) : 0, loopTimerFired, context)
+    }
+
+    fileprivate func fire() {
+        action()
     }
 
     /// Arms the timer to fire after `delay` (and then every `delay` if repeating), replacing any earlier schedule.
@@ -53,6 +51,15 @@ public final class LoopTimer {
     isolated deinit {
         if let event { event_free(event) }
     }
+}
+
+/// libevent's callback of every timer. NB: a function outside the loop's isolation rather than a closure written
+/// in `init`: a closure written in an isolated initialiser is isolated itself, and one that C calls then checks
+/// its executor on every call (~460 instructions); `LoopActor.assumeIsolated` checks the thread.
+private func loopTimerFired(_ fd: Int32, _ events: Int16, _ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    let timer = Unmanaged<LoopTimer>.fromOpaque(context).takeUnretainedValue()
+    LoopActor.assumeIsolated { timer.fire() }
 }
 
 extension timeval {

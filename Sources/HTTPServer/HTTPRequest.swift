@@ -76,6 +76,11 @@ public final class HTTPRequest {
 
     /// The body bytes.
     public var body: [UInt8] {
+        Self.body(of: raw)
+    }
+
+    /// NB: `nonisolated`, so the closure that fills the array does not check its executor on every call.
+    nonisolated private static func body(of raw: OpaquePointer) -> [UInt8] {
         let buffer = evhttp_request_get_input_buffer(raw)
         let count = evbuffer_get_length(buffer)
         guard count > 0 else { return [] }

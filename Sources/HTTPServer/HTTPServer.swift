@@ -123,13 +123,7 @@ public final class HTTPServer {
                 let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
                 return LoopActor.assumeIsolated { server.deadlines.makeBufferEvent(base: base) }
             }, context)
-        evhttp_set_gencb(
-            http,
-            { request, context in
-                guard let request, let context else { return }
-                let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-                LoopActor.assumeIsolated { server.handle(request) }
-            }, context)
+        evhttp_set_gencb(http, serverHandleRequest, context)
         boundSocket = evhttp_bind_listener(http, listener.pointer)
         port = listener.port
         deadlines.start()
@@ -194,7 +188,7 @@ public final class HTTPServer {
 
     // MARK: Request handling
 
-    private func handle(_ raw: OpaquePointer) {
+    fileprivate func handle(_ raw: OpaquePointer) {
         let started = ContinuousClock.now
         let requestID = requestIDs.id(for: raw)
         guard let method = HTTPMethod(evhttp: evhttp_request_get_command(raw)) else {
@@ -345,5 +339,20 @@ public final class HTTPServer {
             let record = deadlines.record(of: bufferevent), record.admission == .counted
         else { return }
         deadlines.awaitNextRequest(on: record)
+    }
+}
+
+/// evhttp's request callback. NB: a function outside the loop's isolation rather than a closure written in
+/// `start()`: a closure written in an isolated method is isolated itself, and one that C calls then checks
+/// its executor on every call (`swift_task_isCurrentExecutor`, ~460 instructions a request);
+/// `LoopActor.assumeIsolated` checks the thread instead (one compare).
+private func serverHandleRequest(_ request: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    // NB: evhttp calls this on the loop thread with a request only the loop touches.
+    nonisolated(unsafe) let request = request
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    LoopActor.assumeIsolated {
+        guard let request else { return }
+        server.handle(request)
     }
 }

@@ -36,7 +36,10 @@ final class PendingCommand {
     func finish(_ result: Result<RedisReply, RedisError>) {
         guard let completion else { return }
         self.completion = nil
-        completion(result, sentAt.map { ContinuousClock.now - $0 })
+        // NB: not `sentAt.map { … }`: a closure here would check its executor on every reply.
+        var latency: Duration?
+        if let sentAt { latency = ContinuousClock.now - sentAt }
+        completion(result, latency)
     }
 }
 
@@ -52,7 +55,9 @@ struct CommandQueue {
     /// The oldest command whose outcome is still open.
     @LoopActor
     var firstUnfinished: PendingCommand? {
-        items[head...].first { !$0.isFinished }
+        // NB: a loop, not `first(where:)`: a closure here would check its executor on every call.
+        for index in head..<items.count where !items[index].isFinished { return items[index] }
+        return nil
     }
 
     mutating func append(_ command: PendingCommand) {

@@ -67,19 +67,8 @@ final class RedisConnection {
         let privdata = Unmanaged.passRetained(command).toOpaque()
         let status = command.command.withEncoded { encoded in
             vmh_redis_formatted_command(
-                context,
-                { _, reply, privdata in
-                    guard let privdata else { return }
-                    let command = Unmanaged<PendingCommand>.fromOpaque(privdata).takeRetainedValue()
-                    // NB: hiredis frees the reply when this callback returns: copy it now.
-                    let typed = reply.map { UnsafePointer($0.assumingMemoryBound(to: redisReply.self)) }
-                    let outcome = RedisConnection.outcome(of: typed)
-                    LoopActor.assumeIsolated {
-                        HiredisCallback.run { command.connection?.didFinish(command, with: outcome) }
-                    }
-                },
-                privdata, encoded.baseAddress?.assumingMemoryBound(to: CChar.self), encoded.count
-            )
+                context, redisCommandReplied, privdata, encoded.baseAddress?.assumingMemoryBound(to: CChar.self),
+                encoded.count)
         }
         guard status == vmh_redis_ok else {
             Unmanaged<PendingCommand>.fromOpaque(privdata).release()
@@ -96,6 +85,11 @@ final class RedisConnection {
     func writeNow() {
         guard let context, isConnected, !HiredisCallback.isRunning else { return }
         HiredisCallback.run { vmh_redis_write_now(context) }
+    }
+
+    /// A command's reply (or NULL: the connection went away first), from hiredis on the loop thread.
+    fileprivate func finish(_ command: PendingCommand, with outcome: Result<RedisReply, RedisError>) {
+        HiredisCallback.run { command.connection?.didFinish(command, with: outcome) }
     }
 
     /// Frees the context now: hiredis fails every command it holds (NULL replies), then reports the
@@ -145,7 +139,8 @@ final class RedisConnection {
     }
 
     /// A command's outcome from hiredis' reply: NULL means the connection went away first.
-    private nonisolated static func outcome(of reply: UnsafePointer<redisReply>?) -> Result<RedisReply, RedisError> {
+    fileprivate nonisolated static func outcome(of reply: UnsafePointer<redisReply>?) -> Result<RedisReply, RedisError>
+    {
         guard let reply else { return .failure(.unavailable) }
         guard let copied = RedisReply(copying: reply) else {
             return .failure(.protocolError("unknown reply type \(vmh_redis_reply_type(reply))"))
@@ -176,5 +171,24 @@ enum HiredisCallback {
         depth += 1
         defer { depth -= 1 }
         body()
+    }
+}
+
+/// hiredis' reply callback of every command. NB: a function outside the loop's isolation rather than a closure
+/// written in `send(_:)`: a closure written in an isolated method is isolated itself, and one that C calls then
+/// checks its executor on every call (~460 instructions a reply); `LoopActor.assumeIsolated` checks the thread.
+private func redisCommandReplied(
+    _ context: UnsafeMutablePointer<redisAsyncContext>?, _ reply: UnsafeMutableRawPointer?,
+    _ privdata: UnsafeMutableRawPointer?
+) {
+    guard let privdata else { return }
+    // NB: hiredis frees the reply when this callback returns: copy it now.
+    let typed = reply.map { UnsafePointer($0.assumingMemoryBound(to: redisReply.self)) }
+    let outcome = RedisConnection.outcome(of: typed)
+    // NB: hiredis calls this on the loop thread, with the command it was given (its retain is ours now).
+    nonisolated(unsafe) let retained = privdata
+    LoopActor.assumeIsolated {
+        let command = Unmanaged<PendingCommand>.fromOpaque(retained).takeRetainedValue()
+        command.connection?.finish(command, with: outcome)
     }
 }
