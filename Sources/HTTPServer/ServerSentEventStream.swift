@@ -19,6 +19,11 @@ public final class ServerSentEventStream: EventSink {
     private let raw: OpaquePointer
     /// The evhttp connection carrying the stream.
     let connection: OpaquePointer
+    /// The connection's output buffer (its bufferevent's, fixed for the connection's life): what a write checks
+    /// first, without going through the connection and its bufferevent every time.
+    private let output: OpaquePointer?
+    /// Whether the reply is chunked (HTTP/1.1), known once the reply started: asked at the first write.
+    private var chunked: Bool?
     /// NB: unowned, not weak: a weak reference would give the server a side table, which every retain of it
     /// (every request, every write) then goes through. Reached only while the stream is open; a server that
     /// goes away first closes its streams (``serverWentAway()``).
@@ -41,14 +46,19 @@ public final class ServerSentEventStream: EventSink {
         self.raw = request.raw
         self.encoder = compressed ? GzipStreamEncoder() : nil
         self.connection = connection
+        if let bufferevent = evhttp_connection_get_bufferevent(connection) {
+            output = bufferevent_get_output(bufferevent)
+        } else {
+            output = nil
+        }
         self.server = server
         self.maxPendingBytes = maxPendingBytes
     }
 
     /// Bytes written but not yet accepted by the client's socket.
     public var pendingBytes: Int {
-        guard isOpen, let bufferevent = evhttp_connection_get_bufferevent(connection) else { return 0 }
-        return evbuffer_get_length(bufferevent_get_output(bufferevent))
+        guard isOpen, let output else { return 0 }
+        return evbuffer_get_length(output)
     }
 
     /// Writes raw event bytes (already framed as SSE), compressing them for a gzip stream. Returns false
@@ -89,7 +99,7 @@ public final class ServerSentEventStream: EventSink {
         self.encoder = encoder
         let scratch = server.scratchBuffer
         let count = header.count + segment.deflated.count
-        let framed = Self.beginChunk(scratch, size: count, of: raw)
+        let framed = Self.beginChunk(scratch, size: count, chunked: isChunked)
         // NB: straight into the scratch buffer: the shared segment is never copied per subscriber.
         ResponseWriter.append(header, to: scratch)
         ResponseWriter.append(segment.deflated, to: scratch)
@@ -99,9 +109,17 @@ public final class ServerSentEventStream: EventSink {
     /// Queues bytes as they go on the wire.
     private func enqueue(_ bytes: [UInt8], pending: Int, server: HTTPServer) -> Bool {
         let scratch = server.scratchBuffer
-        let framed = Self.beginChunk(scratch, size: bytes.count, of: raw)
+        let framed = Self.beginChunk(scratch, size: bytes.count, chunked: isChunked)
         ResponseWriter.append(bytes, to: scratch)
         return flush(scratch, adding: bytes.count, pending: pending, framed: framed)
+    }
+
+    /// Whether the reply is chunked: evhttp decides when the reply starts, before the first write.
+    private var isChunked: Bool {
+        if let chunked { return chunked }
+        let chunked = vmh_evhttp_request_is_chunked(raw) != 0
+        self.chunked = chunked
+        return chunked
     }
 
     /// `bytes` as a gzip segment of their own.
@@ -112,8 +130,8 @@ public final class ServerSentEventStream: EventSink {
     /// Writes the size line of a chunk of `size` bytes into `scratch` when the reply is chunked (HTTP/1.1),
     /// instead of evhttp's printf; returns whether it did. An empty chunk would end the reply: it is not framed.
     /// NB: `nonisolated`: the closure inside would otherwise check its executor on every call.
-    nonisolated private static func beginChunk(_ scratch: OpaquePointer, size: Int, of raw: OpaquePointer) -> Bool {
-        guard size > 0, vmh_evhttp_request_is_chunked(raw) != 0 else { return false }
+    nonisolated private static func beginChunk(_ scratch: OpaquePointer, size: Int, chunked: Bool) -> Bool {
+        guard size > 0, chunked else { return false }
         // Up to 16 hex digits and CRLF, written from the end.
         var line: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &line) { buffer in
