@@ -61,25 +61,13 @@ public struct RedisCommand: Sendable {
         var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &storage) { buffer in
             var first = buffer.count
-            func prepend(_ byte: UInt8) {
-                first -= 1
-                buffer[first] = byte
-            }
-            prepend(UInt8(ascii: "\n"))
-            prepend(UInt8(ascii: "\r"))
+            Self.prepend(StaticString("\r\n"), to: buffer, before: &first)
             let digitsEnd = first
-            var magnitude = integer.magnitude
-            repeat {
-                prepend(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10))
-                magnitude /= 10
-            } while magnitude != 0
-            if integer < 0 { prepend(UInt8(ascii: "-")) }
+            Self.prependDecimal(integer, to: buffer, before: &first)
             let length = digitsEnd - first
-            prepend(UInt8(ascii: "\n"))
-            prepend(UInt8(ascii: "\r"))
-            prepend(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: length % 10))
-            if length >= 10 { prepend(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: length / 10)) }
-            prepend(UInt8(ascii: "$"))
+            Self.prepend(StaticString("\r\n"), to: buffer, before: &first)
+            Self.prependDecimal(length, to: buffer, before: &first)
+            Self.prepend(StaticString("$"), to: buffer, before: &first)
             bytes.append(
                 contentsOf: UnsafeRawBufferPointer(rebasing: buffer[first...]).assumingMemoryBound(to: UInt8.self))
         }
@@ -204,19 +192,34 @@ public struct RedisCommand: Sendable {
         var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         return withUnsafeMutableBytes(of: &storage) { buffer in
             var start = buffer.count
-            func prepend(_ byte: UInt8) {
-                start -= 1
-                buffer[start] = byte
-            }
-            for index in (0..<suffix.utf8CodeUnitCount).reversed() { prepend(suffix.utf8Start[index]) }
-            var magnitude = value.magnitude
-            repeat {
-                prepend(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10))
-                magnitude /= 10
-            } while magnitude != 0
-            if value < 0 { prepend(UInt8(ascii: "-")) }
-            for index in (0..<prefix.utf8CodeUnitCount).reversed() { prepend(prefix.utf8Start[index]) }
+            prepend(suffix, to: buffer, before: &start)
+            prependDecimal(value, to: buffer, before: &start)
+            prepend(prefix, to: buffer, before: &start)
             return body(UnsafeRawBufferPointer(rebasing: buffer[start...]).assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    /// Writes `value` in decimal right before `end` in `buffer`, moving `end` to its first digit (or sign).
+    private static func prependDecimal(_ value: Int, to buffer: UnsafeMutableRawBufferPointer, before end: inout Int) {
+        var magnitude = value.magnitude
+        repeat {
+            end -= 1
+            buffer[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude != 0
+        if value < 0 {
+            end -= 1
+            buffer[end] = UInt8(ascii: "-")
+        }
+    }
+
+    /// Writes `literal` right before `end` in `buffer`, moving `end` to its first byte.
+    private static func prepend(
+        _ literal: StaticString, to buffer: UnsafeMutableRawBufferPointer, before end: inout Int
+    ) {
+        for index in (0..<literal.utf8CodeUnitCount).reversed() {
+            end -= 1
+            buffer[end] = literal.utf8Start[index]
         }
     }
 }
