@@ -13,8 +13,8 @@ import Glibc
 ///   (evhttp's own timeout restarts with every byte it reads, so a client dripping one header line at a time
 ///   would hold a connection forever.)
 /// - **Writes**: output that waits unsent and does not shrink, while the socket takes no more, pass after pass,
-///   for the connection's write timeout (``HTTPServerConfiguration/idleTimeout``, or ``HTTPServerConfiguration/streamTimeout`` while it
-///   carries an event stream) closes the connection: a client that stopped reading. (A stalled stream takes
+///   for the connection's write timeout (``HTTPServerConfiguration/idleTimeout``, or
+///   ``HTTPServerConfiguration/streamTimeout`` while it carries an event stream) closes the connection: a client that stopped reading. (A stalled stream takes
 ///   no more output once it is over ``HTTPServerConfiguration/streamMaxPendingBytes``, so its output stays.)
 ///
 /// A connection past either is shut down (`shutdown(2)`), so evhttp sees end-of-file and frees it itself.
@@ -159,10 +159,10 @@ final class ConnectionDeadlines {
     /// request head is late (a response still being written is not a late head: its deadline moves on).
     ///
     /// Output counts as stalled from a pass where bytes wait, no fewer than at the pass before, while at every
-    /// later pass they still do and the socket takes no more (the kernel's send buffer is full). NB: the last condition matters: bytes written in the
-    /// same loop turn as the sweep (a keepalive, an event) wait until the next turn even on a healthy stream,
-    /// and a sweep that keeps meeting such bytes must not take the stream for a stalled one (found by the
-    /// tests under ThreadSanitizer, where the turns are slow).
+    /// later pass they still do and the socket takes no more (the kernel's send buffer is full). NB: the last
+    /// condition matters: bytes written in the same loop turn as the sweep (a keepalive, an event) wait until
+    /// the next turn even on a healthy stream, and a sweep that keeps meeting such bytes must not take the
+    /// stream for a stalled one (found by the tests under ThreadSanitizer, where the turns are slow).
     private func isOverdue(_ record: ConnectionRecord, now: ContinuousClock.Instant) -> Bool {
         let waiting = evbuffer_get_length(bufferevent_get_output(record.bufferevent))
         defer { record.outputWaiting = waiting }

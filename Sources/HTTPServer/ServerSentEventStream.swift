@@ -65,35 +65,34 @@ public final class ServerSentEventStream: EventSink {
     /// when closed or backed up.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        guard let (server, pending) = admitted() else { return false }
-        guard encoder != nil else { return enqueue(bytes, pending: pending, server: server) }
-        return enqueue(Self.compress(bytes), pending: pending, server: server)
+        guard let pending = admitted() else { return false }
+        guard encoder != nil else { return enqueue(bytes, pending: pending) }
+        return enqueue(Self.compress(bytes), pending: pending)
     }
 
     /// Writes bytes shared by many streams; a gzip stream writes their segment, compressed once for all.
     /// Returns false when closed or backed up.
     @discardableResult
     public func send(_ chunk: ServerSentEventChunk) -> Bool {
-        guard let (server, pending) = admitted() else { return false }
-        guard encoder != nil else { return enqueue(chunk.bytes, pending: pending, server: server) }
-        return enqueue(chunk.gzipSegment, pending: pending, server: server)
+        guard let pending = admitted() else { return false }
+        guard encoder != nil else { return enqueue(chunk.bytes, pending: pending) }
+        return enqueue(chunk.gzipSegment, pending: pending)
     }
 
-    /// The server and the bytes waiting unsent when a write may go (checked before compressing anything); nil
-    /// when the stream is closed or backed up, and then the drain is wanted. NB: the server is loaded once per
-    /// write.
-    private func admitted() -> (server: HTTPServer, pending: Int)? {
+    /// The bytes waiting unsent when a write may go (checked before compressing anything); nil when the stream
+    /// is closed or backed up, and then the drain is wanted.
+    private func admitted() -> Int? {
         guard isOpen else { return nil }
         let pending = pendingBytes
         guard pending <= maxPendingBytes else {
             drainWanted = true
             return nil
         }
-        return (server, pending)
+        return pending
     }
 
     /// Queues a gzip segment, with the member header in front of the first one.
-    private func enqueue(_ segment: GzipSegment, pending: Int, server: HTTPServer) -> Bool {
+    private func enqueue(_ segment: GzipSegment, pending: Int) -> Bool {
         guard var encoder else { return false }
         let header = encoder.record(segment)
         self.encoder = encoder
@@ -107,7 +106,7 @@ public final class ServerSentEventStream: EventSink {
     }
 
     /// Queues bytes as they go on the wire.
-    private func enqueue(_ bytes: [UInt8], pending: Int, server: HTTPServer) -> Bool {
+    private func enqueue(_ bytes: [UInt8], pending: Int) -> Bool {
         let scratch = server.scratchBuffer
         let framed = Self.beginChunk(scratch, size: bytes.count, chunked: isChunked)
         ResponseWriter.append(bytes, to: scratch)

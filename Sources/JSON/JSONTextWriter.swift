@@ -31,9 +31,14 @@ public struct JSONTextWriter: Sendable {
         return bytes
     }
 
+    /// Empties the writer, keeping its buffer's capacity (a writer used for one text after another).
+    public mutating func removeAll() {
+        needsComma = false
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     public mutating func openObject() {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
+        item { $0.append(UInt8(ascii: "{")) }
         needsComma = false
     }
 
@@ -43,8 +48,7 @@ public struct JSONTextWriter: Sendable {
     }
 
     public mutating func openArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
+        item { $0.append(UInt8(ascii: "[")) }
         needsComma = false
     }
 
@@ -60,58 +64,46 @@ public struct JSONTextWriter: Sendable {
             UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount).allSatisfy {
                 $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
             }, "a key that needs escaping: \(key)")
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(key)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        item { bytes in
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(key)
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(UInt8(ascii: ":"))
+        }
         needsComma = false
-    }
-
-    public mutating func string(_ value: String) {
-        separate()
-        JSONWriter.writeString(value, into: &bytes)
-        needsComma = true
     }
 
     /// Writes `value`, or `null` when it is nil.
     public mutating func string(_ value: String?) {
         guard let value else { return null() }
-        string(value)
-    }
-
-    public mutating func int(_ value: Int) {
-        separate()
-        JSONWriter.writeInteger(value, into: &bytes)
-        needsComma = true
+        item { JSONWriter.writeString(value, into: &$0) }
     }
 
     /// Writes `value`, or `null` when it is nil.
     public mutating func int(_ value: Int?) {
         guard let value else { return null() }
-        int(value)
+        item { JSONWriter.writeInteger(value, into: &$0) }
     }
 
     public mutating func bool(_ value: Bool) {
-        separate()
-        if value { bytes.append("true") } else { bytes.append("false") }
-        needsComma = true
+        item { if value { $0.append("true") } else { $0.append("false") } }
     }
 
     public mutating func null() {
-        separate()
-        bytes.append("null")
-        needsComma = true
+        item { $0.append("null") }
     }
 
     /// Writes a value tree (as ``JSONValue/serialize(into:)`` does).
     public mutating func value(_ value: JSONValue) {
-        separate()
-        value.serialize(into: &bytes)
-        needsComma = true
+        item { value.serialize(into: &$0) }
     }
 
-    private mutating func separate() {
+    /// The one place separators are written: a comma when something came before at this level, then what
+    /// `write` appends; the next item at this level needs a comma.
+    @inline(__always)
+    private mutating func item(_ write: (inout [UInt8]) -> Void) {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
+        write(&bytes)
+        needsComma = true
     }
 }

@@ -50,9 +50,9 @@ public final class RedisJournal: SessionJournal {
     private let previousOnStateChange: (@LoopActor (RedisClientState) -> Void)?
     private var lastTouch = ContinuousClock.now
     private var scriptHashes: [JournalScript: String] = [:]
-    /// The buffer each view model's snapshot is written in before it is copied into a write (kept: one
-    /// allocation for all writes).
-    private var snapshotScratch: [UInt8] = []
+    /// The writer each view model's snapshot is written with before it is copied into a write (kept: one
+    /// buffer for all writes).
+    private var snapshotWriter = JSONTextWriter()
     private var isStopped = false
     /// Whether ``flush()`` is writing the batch.
     private var isFlushing = false
@@ -286,14 +286,11 @@ public final class RedisJournal: SessionJournal {
             let held = channel.heldVersions
             let latest = channel.latestVersion
             let stateBytes = held.last?.stateBytes ?? channel.stateBytes
-            var snapshot = JSONTextWriter(appendingTo: snapshotScratch)
-            snapshotScratch = []
-            slot.model.writeSnapshot(to: &snapshot)
+            snapshotWriter.removeAll()
+            slot.model.writeSnapshot(to: &snapshotWriter)
             command.append(slot.name)
             JournalRecordCoding.appendEntry(
-                version: latest, stateBytes: stateBytes, snapshot: snapshot.bytes, to: &command)
-            snapshotScratch = snapshot.take()
-            snapshotScratch.removeAll(keepingCapacity: true)
+                version: latest, stateBytes: stateBytes, snapshot: snapshotWriter.bytes, to: &command)
             let replayed = full ? channel.replayedPatches : []
             var newlyHeld = 0
             for entry in held where full || entry.version > previous { newlyHeld += 1 }

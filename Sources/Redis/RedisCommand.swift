@@ -114,24 +114,29 @@ public struct RedisCommand: Sendable {
     /// The argument at `index`, decoded from the encoding (for checks of the first few: a walk from the start).
     public func argument(_ index: Int) -> ArraySlice<UInt8>? {
         guard index >= 0, index < count else { return nil }
-        var (offset, length) = lengthLine(at: Self.headerRoom)
-        for _ in 0..<index { (offset, length) = lengthLine(at: offset + length + 2) }
-        return bytes[offset..<(offset + length)]
+        let (start, length) = lengthLine(at: offset(ofArgument: index))
+        return bytes[start..<(start + length)]
     }
 
     /// The arguments from `index` on as a command of their own: to send them behind other first arguments
     /// (`EVAL` and a script's text where `EVALSHA` and its hash were refused).
     public func arguments(from index: Int) -> RedisCommand {
         var rest = RedisCommand(capacity: byteCount)
+        let index = max(0, index)
         guard index < count else { return rest }
+        rest.bytes.append(contentsOf: bytes[offset(ofArgument: index)...])
+        rest.count = count - index
+        return rest
+    }
+
+    /// Where argument `index` (its `$LENGTH` line) starts in `bytes`: a walk from the first.
+    private func offset(ofArgument index: Int) -> Int {
         var offset = Self.headerRoom
-        for _ in 0..<max(0, index) {
+        for _ in 0..<index {
             let (start, length) = lengthLine(at: offset)
             offset = start + length + 2
         }
-        rest.bytes.append(contentsOf: bytes[offset...])
-        rest.count = count - max(0, index)
-        return rest
+        return offset
     }
 
     /// Reads the `$LENGTH\r\n` line at `offset`: where the argument's bytes start, and their length.

@@ -87,11 +87,6 @@ final class RedisConnection {
         HiredisCallback.run { vmh_redis_write_now(context) }
     }
 
-    /// A command's reply (or NULL: the connection went away first), from hiredis on the loop thread.
-    fileprivate func finish(_ command: PendingCommand, with outcome: Result<RedisReply, RedisError>) {
-        HiredisCallback.run { command.connection?.didFinish(command, with: outcome) }
-    }
-
     /// Frees the context now: hiredis fails every command it holds (NULL replies), then reports the
     /// disconnect if it had connected. Must not be called from inside a hiredis callback.
     func close(reason: String = "closed") {
@@ -127,7 +122,7 @@ final class RedisConnection {
         delegate?.connectionDidEnd(self)
     }
 
-    private func didFinish(_ command: PendingCommand, with outcome: Result<RedisReply, RedisError>) {
+    fileprivate func didFinish(_ command: PendingCommand, with outcome: Result<RedisReply, RedisError>) {
         inFlight.remove(command)
         command.connection = nil
         command.finish(outcome)
@@ -189,6 +184,6 @@ private func redisCommandReplied(
     nonisolated(unsafe) let retained = privdata
     LoopActor.assumeIsolated {
         let command = Unmanaged<PendingCommand>.fromOpaque(retained).takeRetainedValue()
-        command.connection?.finish(command, with: outcome)
+        HiredisCallback.run { command.connection?.didFinish(command, with: outcome) }
     }
 }

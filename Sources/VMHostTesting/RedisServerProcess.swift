@@ -69,7 +69,7 @@ public final class RedisServerProcess: @unchecked Sendable {
                 // socket can take it as its local port before the server binds it; the server then exits at once.
                 // That socket goes away soon: try the same port again (tests keep using `port`).
                 child = nil
-                usleep(50_000)
+                try await Task.sleep(for: .milliseconds(50))
             case .exited:
                 child = nil
                 throw TestClientError("redis-server exited at start on port \(port) (is it taken?)")

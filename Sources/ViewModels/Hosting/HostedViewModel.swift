@@ -35,8 +35,8 @@ public protocol HostedViewModel: AnyObject, SendableMetatype {
     /// ``stateJSON`` shows) and what was in flight, as the JSON text the journal stores. NB: written as text
     /// rather than built as a ``JSONValue``: the journal writes it on every change.
     func writeSnapshot(to json: inout JSONTextWriter)
-    /// Continues from a snapshot (``writeSnapshot(to:)``) written by this or another process. Work that was in flight there is
-    /// started again here, so nothing stays loading.
+    /// Continues from a snapshot (``writeSnapshot(to:)``) written by this or another process. Work that was in
+    /// flight there is started again here, so nothing stays loading.
     /// - Throws: ``SnapshotError`` when the snapshot is not one this view model wrote.
     func restore(_ snapshot: JSONValue) throws(SnapshotError)
 
