@@ -1,4 +1,5 @@
 import CLibevent
+import CLibeventShims
 import EventLoop
 
 #if canImport(Glibc)
@@ -26,6 +27,8 @@ final class ResponseWriter {
     /// and after a `HEAD` or `TRACE` request that announced a body.
     func send(_ response: HTTPResponse, to raw: OpaquePointer, requestID: String, method: HTTPMethod?, closing: Bool) {
         let headers = evhttp_request_get_output_headers(raw)
+        // NB: first: evhttp looks for it by name before it formats a length itself, and finds it at once.
+        vmh_evhttp_add_content_length(raw, Int32(response.status), response.body.count)
         for header in response.headers { Self.add(header, to: headers) }
         Self.add("X-Request-ID", requestID, to: headers)
         for header in commonHeaders { Self.add(header, to: headers) }
@@ -35,13 +38,14 @@ final class ResponseWriter {
         if closing || ((method == .head || method == .trace) && RequestHead.hasBody(raw)) {
             evhttp_add_header(headers, "Connection", "close")
         }
-        if !response.body.isEmpty { Self.append(response.body, to: scratchBuffer) }
+        // NB: evhttp sends whatever body it is given, a HEAD request's too, where the client reads it as the
+        // start of the next response; a reply to HEAD, a 1xx, 204 or 304 has none on the wire.
+        let hasBody = method != .head && response.status >= 200 && response.status != 204 && response.status != 304
+        if hasBody && !response.body.isEmpty { Self.append(response.body, to: scratchBuffer) }
         let reason = Self.reason(response.status)
         evhttp_send_reply(
             raw, Int32(response.status), UnsafeRawPointer(reason.utf8Start).assumingMemoryBound(to: CChar.self),
             scratchBuffer)
-        // NB: evhttp keeps the body for HEAD/204 out of the wire but leaves it in our buffer: clear it.
-        evbuffer_drain(scratchBuffer, evbuffer_get_length(scratchBuffer))
     }
 
     /// Starts a `200` chunked `text/event-stream` reply (gzip-encoded when `compressed`; `Vary` when the
@@ -64,6 +68,23 @@ final class ResponseWriter {
             evhttp_add_header(headers, "Connection", "close")
         }
         evhttp_send_reply_start(raw, 200, "OK")
+        Self.dropHeaders(of: raw, closing: closing)
+    }
+
+    /// Frees the header lists of a request whose stream has started. A stream holds its request for as long as
+    /// it is open (hours), and its header lines are already in the output buffer: the lists would keep ~100
+    /// bytes per header, ~1 KB per stream, that nothing reads again. What evhttp does read again when the
+    /// reply ends stays: whether the connection closes after it (`Connection`, in the request and the reply).
+    nonisolated private static func dropHeaders(of raw: OpaquePointer, closing: Bool) {
+        if let input = evhttp_request_get_input_headers(raw) {
+            let connection = evhttp_find_header(input, "Connection").map { String(cString: $0) }
+            evhttp_clear_headers(input)
+            if let connection { evhttp_add_header(input, "Connection", connection) }
+        }
+        if let output = evhttp_request_get_output_headers(raw) {
+            evhttp_clear_headers(output)
+            if closing { evhttp_add_header(output, "Connection", "close") }
+        }
     }
 
     /// Adds a header. NB: `withCString` rather than passing the `String`s: a short (inline) string passed to

@@ -1,0 +1,60 @@
+import Testing
+import VMHostTesting
+
+// What happens to a stream's connection when the server ends the stream (here: the session is deleted). A
+// stream frees its request's header lists once its reply has started (they would stay for the stream's
+// life); what evhttp reads again at the end, whether to close the connection, must survive that.
+
+@Suite("Stream connections")
+struct StreamConnectionTests {
+    @Test func anHTTP11StreamsConnectionServesTheNextRequestAfterTheStreamEnds() async throws {
+        try await withApp { app in
+            let id = try await app.createSession()
+            let connection = try await Self.openStream(app, id: id, version: "HTTP/1.1", headers: [])
+            defer { connection.close() }
+            #expect(try await app.client.request("DELETE", "/v1/sessions/\(id)").status == 204)
+            while try await connection.nextChunk() != nil {}
+            try await connection.send(bytes("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+            #expect(try await connection.response().json == ["status": "ok"])
+        }
+    }
+
+    @Test func aStreamRequestedWithConnectionCloseClosesItsConnectionWhenItEnds() async throws {
+        try await withApp { app in
+            let id = try await app.createSession()
+            let connection = try await Self.openStream(
+                app, id: id, version: "HTTP/1.1", headers: ["Connection: close"])
+            defer { connection.close() }
+            #expect(try await app.client.request("DELETE", "/v1/sessions/\(id)").status == 204)
+            while try await connection.nextChunk() != nil {}
+            #expect(await connection.closedByPeer(within: .seconds(5)))
+        }
+    }
+
+    @Test func anHTTP10StreamClosesItsConnectionWhenItEnds() async throws {
+        try await withApp { app in
+            let id = try await app.createSession()
+            let connection = try await Self.openStream(app, id: id, version: "HTTP/1.0", headers: [])
+            defer { connection.close() }
+            #expect(try await app.client.request("DELETE", "/v1/sessions/\(id)").status == 204)
+            // NB: no chunking in HTTP/1.0: the body ends where the connection does.
+            #expect(await connection.closedByPeer(within: .seconds(5)))
+        }
+    }
+
+    /// Opens the search stream of session `id` and reads its response head.
+    private static func openStream(
+        _ app: TestApplication, id: String, version: String, headers: [String]
+    ) async throws -> RawConnection {
+        let connection = try await RawConnection.open(port: app.port)
+        let extra = headers.map { $0 + "\r\n" }.joined()
+        try await connection.send(
+            bytes(
+                "GET /v1/sessions/\(id)/search/events \(version)\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+                    + extra + "\r\n"))
+        let head = try await connection.responseHead()
+        #expect(head.status == 200)
+        #expect(head.header("Content-Type") == "text/event-stream")
+        return connection
+    }
+}
