@@ -17,7 +17,8 @@ public struct HTTPHeader: Sendable, Hashable {
 public struct HTTPResponse: Sendable {
     /// The status code.
     public var status: Int
-    /// Headers, in order. The server adds `Content-Type` only if absent here.
+    /// Headers, in order. The server adds `Content-Type` only if absent here, and always adds the framing
+    /// (`Content-Length`), `Date` and `X-Request-ID` itself: those are not set here.
     public var headers: [HTTPHeader]
     /// The body bytes (not sent for HEAD, 204 and 304).
     public var body: [UInt8]

@@ -55,9 +55,10 @@ final class RawConnection: @unchecked Sendable {
     enum StreamOutcome: Sendable {
         /// The stream ended before the version arrived.
         case dropped
-        /// `event` carried the version; `patchesBefore` patches came before it, `gapless` when each patch's
-        /// version was one more than the version before it.
-        case reached(event: RawEvent, patchesBefore: Int, gapless: Bool)
+        /// `event` carried the version; `patchesBefore` patches (counting `event` when it is one) and
+        /// `snapshotsBefore` snapshots of the search state came before it (the stream's first event is one),
+        /// `gapless` when each patch's version was one more than the version before it.
+        case reached(event: RawEvent, patchesBefore: Int, snapshotsBefore: Int, gapless: Bool)
         /// Nothing arrived for the read timeout before the version did.
         case stalled(lastEvents: [String], unparsedBytes: Int)
     }
@@ -72,6 +73,7 @@ final class RawConnection: @unchecked Sendable {
             self.socket.setReceiveBufferSize(1 << 20)
             var reader = RawEventReader()
             var patches = 0
+            var snapshots = 0
             var gapless = true
             var lastVersion: Int?
             var lastEvents: [String] = []
@@ -84,7 +86,11 @@ final class RawConnection: @unchecked Sendable {
                         if let lastVersion, version != lastVersion + 1 { gapless = false }
                     }
                     lastVersion = version
-                    if version >= target { return .reached(event: event, patchesBefore: patches, gapless: gapless) }
+                    if version >= target {
+                        return .reached(
+                            event: event, patchesBefore: patches, snapshotsBefore: snapshots, gapless: gapless)
+                    }
+                    if event.name == "snapshot" || event.name == "search.snapshot" { snapshots += 1 }
                 }
                 if reader.ended { return .dropped }
                 let received: [UInt8]
