@@ -39,7 +39,9 @@ struct SharedFetcherTests {
     }
 
     @Test func oneCallerLeavingDoesNotAbortTheOthers() async throws {
-        let fake = try makeFake(latency: .milliseconds(300))
+        // NB: the transfer must still be in flight when the flight count is read, after the first caller left:
+        // 2 s, not 0.3 s, which a loaded runner under AddressSanitizer once spent before the check.
+        let fake = try makeFake(latency: .seconds(2))
         let fetcher = SharedFetcher(client: HTTPClient())
         let url = "\(fake.baseURL)/products?page=2&pageSize=5"
         let leaving = Task { @LoopActor in try await fetcher.get(url, cacheable: false) }
