@@ -38,9 +38,9 @@ final class TestCluster: @unchecked Sendable {
     let redis: RedisServerProcess
     private(set) var nodes: [Node] = []
     /// HAProxy's plain HTTP port.
-    let port: Int
+    private(set) var port: Int
     /// HAProxy's HTTPS port (HTTP/2 and HTTP/1.1 by ALPN).
-    let tlsPort: Int
+    private(set) var tlsPort: Int
     private var proxy: SpawnedProcess?
     private let directory: String
 
@@ -79,7 +79,15 @@ final class TestCluster: @unchecked Sendable {
                     try await cluster.startNode(index - 1)
                 }
             }
-            try await cluster.startProxy(sessionRate: sessionRate)
+            // NB: the same for the proxy's two ports (CI once saw HAProxy refuse one as in use).
+            do {
+                try await cluster.startProxy(sessionRate: sessionRate)
+            } catch {
+                cluster.stopProxy()
+                cluster.port = try TestListener.closedPort()
+                cluster.tlsPort = try TestListener.closedPort()
+                try await cluster.startProxy(sessionRate: sessionRate)
+            }
         } catch {
             cluster.stop()
             throw error
@@ -193,6 +201,13 @@ final class TestCluster: @unchecked Sendable {
             let log = (try? String(contentsOfLog: "\(directory)/haproxy.log")) ?? ""
             throw TestClientError("HAProxy did not start: \(log)")
         }
+    }
+
+    /// Stops HAProxy (when it runs) by process id.
+    private func stopProxy() {
+        proxy?.signal(SIGKILL)
+        _ = proxy?.waitForExit()
+        proxy = nil
     }
 
     /// Stops HAProxy, every node and Redis by process id, and removes the temporary files.
