@@ -87,9 +87,12 @@ void *vmh_evbuffer_add_printf_definition(void) {
     return (void *)&evbuffer_add_printf;
 }
 
-void vmh_evhttp_add_content_length(struct evhttp_request *req, int status, size_t length) {
-    int needs_body = req->type != EVHTTP_REQ_HEAD && status != 204 && status != 304 && (status < 100 || status >= 200);
-    if (req->major != 1 || req->minor < 1 || !needs_body) return;
+int vmh_evhttp_reply_has_body(const struct evhttp_request *req, int status) {
+    return req->type != EVHTTP_REQ_HEAD && status >= 200 && status != 204 && status != 304;
+}
+
+void vmh_evhttp_add_content_length(struct evhttp_request *req, size_t length) {
+    if (req->major != 1 || req->minor < 1) return;
     char digits[VMH_DECIMAL_CAPACITY];
     vmh_format_decimal(digits, 0, length);
     evhttp_add_header(req->output_headers, "Content-Length", digits);

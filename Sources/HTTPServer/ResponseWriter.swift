@@ -27,8 +27,9 @@ final class ResponseWriter {
     /// and after a `HEAD` or `TRACE` request that announced a body.
     func send(_ response: HTTPResponse, to raw: OpaquePointer, requestID: String, method: HTTPMethod?, closing: Bool) {
         let headers = evhttp_request_get_output_headers(raw)
+        let hasBody = vmh_evhttp_reply_has_body(raw, Int32(response.status)) != 0
         // NB: first: evhttp looks for it by name before it formats a length itself, and finds it at once.
-        vmh_evhttp_add_content_length(raw, Int32(response.status), response.body.count)
+        if hasBody { vmh_evhttp_add_content_length(raw, response.body.count) }
         for header in response.headers { Self.add(header, to: headers) }
         Self.add("X-Request-ID", requestID, to: headers)
         for header in commonHeaders { Self.add(header, to: headers) }
@@ -38,9 +39,6 @@ final class ResponseWriter {
         if closing || ((method == .head || method == .trace) && RequestHead.hasBody(raw)) {
             evhttp_add_header(headers, "Connection", "close")
         }
-        // NB: evhttp sends whatever body it is given, a HEAD request's too, where the client reads it as the
-        // start of the next response; a reply to HEAD, a 1xx, 204 or 304 has none on the wire.
-        let hasBody = method != .head && response.status >= 200 && response.status != 204 && response.status != 304
         if hasBody && !response.body.isEmpty { Self.append(response.body, to: scratchBuffer) }
         let reason = Self.reason(response.status)
         evhttp_send_reply(

@@ -46,11 +46,14 @@ void *vmh_evutil_ascii_strcasecmp_definition(void);
 /// This process's own `evhttp_find_header`.
 void *vmh_evhttp_find_header_definition(void);
 
-/// Adds `Content-Length: length` to the reply to `req` with `status` where evhttp would add it itself (an
-/// HTTP/1.1 reply with a body: not to `HEAD`, not 1xx, 204 or 304), without evhttp's `snprintf` (~450
-/// instructions a reply). The caller has set neither `Content-Length` nor `Transfer-Encoding`. Replies to HTTP/1.0
-/// are left to evhttp.
-void vmh_evhttp_add_content_length(struct evhttp_request *req, int status, size_t length);
+/// Whether the reply to `req` with `status` has a body on the wire: not one to `HEAD`, a 1xx, 204 or 304.
+/// evhttp sends any body it is given, where a client reads it as the start of the next response.
+int vmh_evhttp_reply_has_body(const struct evhttp_request *req, int status);
+
+/// Adds `Content-Length: length` to a reply with a body (`vmh_evhttp_reply_has_body`) where evhttp would add it
+/// itself (HTTP/1.1), without evhttp's `snprintf` (~450 instructions a reply). The caller has set neither
+/// `Content-Length` nor `Transfer-Encoding`. Replies to HTTP/1.0 are left to evhttp.
+void vmh_evhttp_add_content_length(struct evhttp_request *req, size_t length);
 
 /// This process's own `evbuffer_add_printf` (to check that the dynamic linker chose it).
 void *vmh_evbuffer_add_printf_definition(void);
