@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Writes the link order of the release server's hot code (config/hot-functions.order): the functions a
-callgrind profile of the server under load ran, most instructions first, that the linker can place (those in a
-section of their own; the standard library's `Swift.o` and a few other archives keep all their code in one
-section, which an order cannot split).
+callgrind profile of the server under load ran, most instructions first, that the linker can place without
+pulling in much else. A function in a section of its own moves alone; one in an object compiled without
+function sections (the packages vmhost depends on) moves with its object's whole code, which is fine for a
+small object; the standard library's `Swift.o` and a few other archives hold hundreds of KB in one section,
+which stays where it is.
 
 Usage: link_order.py CALLGRIND_OUT LINK_MAP BINARY > config/hot-functions.order
        link_order.py --check ORDER_FILE BINARY
@@ -48,20 +50,24 @@ def executed(profile):
     return cost
 
 
+# An input section larger than this is left where it is (its functions are not listed).
+LARGEST_SECTION_MOVED = 64 * 1024
+
+
 def unplaceable(link_map):
-    """Symbols the linker cannot move on their own: defined in an input's plain `.text` section."""
+    """Symbols the linker could move only with a large section around them (LARGEST_SECTION_MOVED)."""
     with open(link_map) as lines:
         header = next(lines)
         out_column, in_column, symbol_column = header.index("Out"), header.index("In "), header.index("Symbol")
-        section, input_section, found = None, None, set()
+        section, large_input, found = None, False, set()
         for line in lines:
             if len(line) <= out_column:
                 continue
             if line[out_column] != " ":
                 section = line[out_column:].strip()
             elif line[in_column] != " ":
-                input_section = line[in_column:].strip()
-            elif section == ".text" and input_section and input_section.endswith(":(.text)"):
+                large_input = int(line.split()[2], 16) > LARGEST_SECTION_MOVED
+            elif section == ".text" and large_input:
                 found.add(line[symbol_column:].strip())
     return found
 
