@@ -4,7 +4,7 @@ import PackageDescription
 /// How the release server is linked (docs/performance.md, "Code layout"): with lld, so that
 /// - the functions serving runs (`config/hot-functions.order`, written by `scripts/generate-link-order` from a
 ///   profile of the server under load) come first and together, instead of spread over 6 MB of code: fewer
-///   pages of code resident and fewer instruction-cache and TLB misses per request;
+///   pages of code resident, and fewer pages (TLB entries) a request runs through;
 /// - relative relocations are packed (`DT_RELR`, glibc 2.36): 0.7 MB fewer pages the loader reads at start.
 /// A function missing from the list (new or renamed since it was written) only lands after the listed ones.
 let hotCodeLayout = [
