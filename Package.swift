@@ -13,9 +13,6 @@ let hotCodeLayout = [
     "-Xlinker", "--no-warn-symbol-ordering",
 ]
 
-/// The targets written in C (their functions get sections of their own in release builds, as Swift's do).
-let cTargets: Set = ["CCurlShims", "CHiredisShims", "CLibeventShims", "CFuzzerDriver", "CZlibTesting"]
-
 /// vmhost: server-held view models over HTTP commands and Server-Sent Events.
 ///
 /// One target per concept; the folder tree under `Sources/` is the architecture (see README.md).
@@ -162,12 +159,11 @@ for target in package.targets where target.type != .system {
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     // NB: release builds leave out the run-time exclusivity checks (~40 per command, 3.5% of its instructions by
     // callgrind); debug builds, which run the tests and the sanitizers, keep them, and the static checks stay.
-    // Each function gets its own section, so that the link can lay out the code serving runs (`hotCodeLayout`).
+    // Each function gets its own section, Swift's and C's, so that the link can lay out the code serving runs
+    // (`hotCodeLayout`).
     let releaseFlags = ["-enforce-exclusivity=unchecked", "-Xfrontend", "-function-sections"]
     settings.append(.unsafeFlags(releaseFlags, .when(configuration: .release)))
     target.swiftSettings = settings
-    if cTargets.contains(target.name) {
-        let sections = CSetting.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))
-        target.cSettings = (target.cSettings ?? []) + [sections]
-    }
+    let sections = CSetting.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))
+    target.cSettings = (target.cSettings ?? []) + [sections]
 }

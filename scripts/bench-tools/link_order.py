@@ -98,6 +98,8 @@ def check(order_file, binary):
 
 
 def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
     if sys.argv[1] == "--check":
         check(sys.argv[2], sys.argv[3])
         return
@@ -107,7 +109,7 @@ def main():
     hot = sorted((name for name in cost if name in defined and name not in fixed), key=lambda n: (-cost[n], n))
     print("# The release server's hot functions, in link order (Package.swift: hotCodeLayout).")
     print("# Written by scripts/generate-link-order from a profile of the server under load; do not edit.")
-    print(f"# {len(hot)} functions; {sum(1 for n in cost if n in fixed)} more ran but cannot be placed.")
+    print(f"# {len(hot)} functions; {sum(1 for n in cost if n in fixed)} more ran, in sections too large to move.")
     for name in hot:
         print(name)
 
