@@ -1,4 +1,5 @@
 #include "CLibeventShims.h"
+#include "decimal.h"
 
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -14,4 +15,15 @@ void vmh_evhttp_send_framed_chunk(
     req->chunked = 0;
     evhttp_send_reply_chunk_with_cb(req, framed, cb, arg);
     req->chunked = chunked;
+}
+
+int vmh_evhttp_reply_has_body(const struct evhttp_request *req, int status) {
+    return req->type != EVHTTP_REQ_HEAD && status >= 200 && status != 204 && status != 304;
+}
+
+void vmh_evhttp_add_content_length(struct evhttp_request *req, size_t length) {
+    if (req->major != 1 || req->minor < 1) return;
+    char digits[VMH_DECIMAL_CAPACITY];
+    vmh_format_decimal(digits, 0, length);
+    evhttp_add_header(req->output_headers, "Content-Length", digits);
 }
