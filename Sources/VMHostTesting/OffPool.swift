@@ -75,3 +75,11 @@ private func startDetachedThread(_ run: @escaping @Sendable () -> Void) -> Bool 
     pthread_detach(thread)
     return true
 }
+
+/// Lets other tasks run every `interval` iterations (counted from 0) of a long CPU-bound test loop.
+///
+/// Tests run in parallel on the cooperative pool, as wide as the machine has cores (two on CI): two such loops
+/// would hold it for seconds (ten under ThreadSanitizer), stalling every test that waits against a deadline.
+public func sharePool(every interval: Int, at iteration: Int) async {
+    if iteration % interval == interval - 1 { await Task.yield() }
+}

@@ -45,7 +45,7 @@ struct ConnectionDeadlinesTests {
         let stalled = try await ServerConnection.open(port: port, receiveBufferBytes: 4096)
         defer { stalled.close() }
         try await stalled.send("/events")
-        #expect(try await eventually { state.streams.count == 2 })
+        try #require(try await eventually { state.streams.count == 2 })
         let stalledStream = state.streams[1]
         // Events until the kernel buffers are full and output waits in the server (the stream takes more only
         // while at most 64 KiB wait), where it stays.

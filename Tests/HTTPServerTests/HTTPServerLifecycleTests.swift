@@ -67,7 +67,7 @@ struct HTTPServerLifecycleTests {
         let port = try server.start()
         let client = TestHTTPClient(port: port)
         async let first = client.get("/called-back")
-        #expect(try await eventually { state.callbacks.count == 1 })
+        try #require(try await eventually { state.callbacks.count == 1 })
         let respond = state.callbacks.removeFirst()
         respond(.json(["answer": 1]))
         respond(.json(["answer": 2]))
@@ -75,7 +75,7 @@ struct HTTPServerLifecycleTests {
         #expect(try await client.get("/hello").status == 200, "the server carries on")
 
         async let second = client.get("/called-back")
-        #expect(try await eventually { state.callbacks.count == 1 })
+        try #require(try await eventually { state.callbacks.count == 1 })
         let stopping = Task { await server.shutdown(flushTimeout: .seconds(30)) }
         #expect(try await eventually { server.state == .stopping })
         try await Task.sleep(for: .milliseconds(100))
@@ -98,7 +98,7 @@ struct HTTPServerLifecycleTests {
         let streaming = try await ServerConnection.open(port: port)
         defer { streaming.close() }
         #expect(try await streaming.getHead("/events").header("Content-Type") == "text/event-stream")
-        #expect(try await eventually { state.streams.count == 1 })
+        try #require(try await eventually { state.streams.count == 1 })
         let stream = state.streams[0]
         var closes = 0
         stream.onClose = { closes += 1 }

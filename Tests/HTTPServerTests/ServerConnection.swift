@@ -50,7 +50,7 @@ final class ServerConnection: @unchecked Sendable {
 
 /// Polls `condition` on the loop until it holds or `timeout` passes; returns whether it held.
 @LoopActor
-func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws -> Bool {
+func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {
         if try await condition() { return true }

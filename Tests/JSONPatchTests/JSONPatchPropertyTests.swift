@@ -29,9 +29,10 @@ import VMHostTesting
         #expect(reparsed == operations, "\(context)")
     }
 
-    @Test func diffOfEditedDocumentsApplies() throws {
+    @Test func diffOfEditedDocumentsApplies() async throws {
         var random = RandomDocuments(seed: 0x5EED_0001)
         for iteration in 0..<2500 {
+            await sharePool(every: 50, at: iteration)
             let old = random.document()
             let new = random.mutated(old)
             try check(old, new, "edited #\(iteration)")
@@ -39,9 +40,10 @@ import VMHostTesting
         }
     }
 
-    @Test func diffOfUnrelatedDocumentsApplies() throws {
+    @Test func diffOfUnrelatedDocumentsApplies() async throws {
         var random = RandomDocuments(seed: 0x5EED_0002)
         for iteration in 0..<2000 {
+            await sharePool(every: 50, at: iteration)
             let old = random.document()
             let new = random.document()
             try check(old, new, "unrelated #\(iteration)")
@@ -50,10 +52,11 @@ import VMHostTesting
 
     /// A view model's state diffs only the members it changed: the result is the whole objects' diff, the root's
     /// size guard included (many changed members collapse into one replacement of the document).
-    @Test func diffOfChangedMembersIsTheDiffOfTheObjects() throws {
+    @Test func diffOfChangedMembersIsTheDiffOfTheObjects() async throws {
         var random = RandomDocuments(seed: 0x5EED_0004)
         var collapsed = 0
         for iteration in 0..<2000 {
+            await sharePool(every: 50, at: iteration)
             var old = JSONObject()
             var new = JSONObject()
             var changes: [(key: String, old: JSONValue, new: JSONValue)] = []

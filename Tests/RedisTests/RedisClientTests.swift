@@ -7,7 +7,7 @@ import VMHostTesting
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
 @LoopActor
 func eventually(
-    timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(20),
+    timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(20),
     _ condition: @LoopActor () async -> Bool
 ) async -> Bool {
     let deadline = ContinuousClock.now + timeout

@@ -105,7 +105,7 @@ extension TestApplication {
 /// For outcomes that arrive after real upstream latency or debounce: a fixed sleep fails on a slow
 /// CI runner, a generous deadline does not slow down a fast one.
 func eventually(
-    timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(50),
+    timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(50),
     _ condition: () async throws -> Bool
 ) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout

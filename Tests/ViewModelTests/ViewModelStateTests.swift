@@ -12,10 +12,11 @@ import VMHostTesting
 struct ViewModelStateTests {
     /// Checks every ordered pair of `states`: same operations as the JSON diff, no change exactly when the JSON is
     /// equal, and the members in the JSON's order.
-    func checkPairs<State: ViewModelState>(_ states: [State]) {
+    func checkPairs<State: ViewModelState>(_ states: [State]) async {
         for (oldIndex, old) in states.enumerated() {
             #expect(old.json.objectValue?.keys == State.jsonMembers.map(\.key))
             for (newIndex, new) in states.enumerated() {
+                await sharePool(every: 1, at: newIndex)
                 let changes = new.changedMembers(from: old)
                 let operations = JSONPatch.diff(changedMembers: changes.members) { new.json }
                 let expected = JSONPatch.diff(from: old.json, to: new.json)
@@ -57,7 +58,7 @@ struct ViewModelStateTests {
         }
     }
 
-    @Test func searchStates() {
+    @Test func searchStates() async {
         let failure = UpstreamError(kind: .network, message: "timed out")
         let page1 = SearchResults(searchString: "kittens", totalResults: 90, page: 1, pages: 3, photos: photos(0..<30))
         var page2 = page1
@@ -67,7 +68,7 @@ struct ViewModelStateTests {
         withMetadata.photos = photos(0..<30, metadata: true) + photos(30..<60)
         let other = SearchResults(searchString: "sunset", totalResults: 12, page: 1, pages: 1, photos: photos(70..<82))
         let recent = [RecentSearch(searchString: "kittens", totalResults: 90, thumbnailUrl: "http://127.0.0.1/0_s.jpg")]
-        checkPairs([
+        await checkPairs([
             SearchState(),
             SearchState(searchText: "kit"),
             SearchState(
@@ -127,7 +128,7 @@ struct ViewModelStateTests {
         }
     }
 
-    @Test func productListStates() {
+    @Test func productListStates() async {
         let items = (0..<40).map { index in
             Product(
                 id: "p-\(index)", title: "Product \(index)", subtitle: "Bank", price: "\(index),00.00", badge: "New",
@@ -136,7 +137,7 @@ struct ViewModelStateTests {
         let page1 = ProductPage(items: Array(items[0..<20]), page: 1, hasMore: true)
         let both = ProductPage(items: items, page: 2, hasMore: false)
         let failure = UpstreamError(kind: .upstream, message: "product API answered HTTP 500", status: 500)
-        checkPairs([
+        await checkPairs([
             ProductListState(),
             ProductListState(list: .loading(.refresh, previous: nil)),
             ProductListState(list: .loaded(page1)),
@@ -147,9 +148,9 @@ struct ViewModelStateTests {
         ])
     }
 
-    @Test func photoStates() {
+    @Test func photoStates() async {
         let failure = UpstreamError(kind: .business, message: "Photo not found", code: 1)
-        checkPairs([
+        await checkPairs([
             PhotoState(),
             PhotoState(photoId: "42", detail: .loading("42", previous: nil), comments: .loading("42", previous: nil)),
             PhotoState(photoId: "42", detail: .loaded(photoDetail("42")), comments: .loading("42", previous: nil)),
