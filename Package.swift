@@ -38,6 +38,7 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "CHiredisShims", dependencies: ["CHiredis", "CLibevent"]),
         .target(name: "CLibeventShims", dependencies: ["CLibevent"]),
+        .target(name: "CAllocatorOptions"),
 
         // Pure Swift building blocks.
         .target(name: "JSON"),
@@ -96,7 +97,7 @@ let package = Package(
         // sanitizer builds keep the system allocator, which the sanitizers replace.
         .executableTarget(
             name: "vmhost",
-            dependencies: ["VMHost", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CAllocatorOptions", "VMHost", .product(name: "Logging", package: "swift-log")],
             linkerSettings: [
                 .linkedLibrary("jemalloc", .when(platforms: [.linux], configuration: .release)),
                 .unsafeFlags(hotCodeLayout, .when(platforms: [.linux], configuration: .release)),
