@@ -10,6 +10,14 @@ static inline unsigned char vmh_ascii_lower(unsigned char c) {
 }
 
 int evutil_ascii_strcasecmp(const char *s1, const char *s2) {
+    // NB: a header name is usually looked up in the case it was written in ("Content-Length"): equal bytes
+    // compare equal folded too, so they are skipped without folding (a 14-byte match: ~60 instructions, ~210
+    // folding every byte), and folding starts at the first byte that differs.
+    while (*s1 == *s2) {
+        if (*s1 == '\0') return 0;
+        s1++;
+        s2++;
+    }
     // NB: `char` as libevent compares it (signed here): bytes from 0x80 sort below ASCII, as in its version.
     for (;; s1++, s2++) {
         signed char c1 = (signed char)vmh_ascii_lower((unsigned char)*s1);

@@ -24,7 +24,10 @@ enum RequestHead {
         else { return false }
         var entry = input.pointee.tqh_first
         while let header = entry {
-            if strcasecmp(header.pointee.key, "Content-Length") == 0, strcmp(header.pointee.value, first) != 0 {
+            // NB: evhttp's own comparison (ASCII only, as it matched the first), and the executable's fast one.
+            if evutil_ascii_strcasecmp(header.pointee.key, "Content-Length") == 0,
+                strcmp(header.pointee.value, first) != 0
+            {
                 return true
             }
             entry = header.pointee.next.tqe_next
