@@ -93,8 +93,9 @@ let package = Package(
             exclude: ["Resources"]
         ),
         // NB: release builds allocate with jemalloc: a Swift server allocates far more than C, and glibc's malloc
-        // and free were ~10% of the instructions per command (callgrind, docs/performance.md). Debug and
-        // sanitizer builds keep the system allocator, which the sanitizers replace.
+        // and free were ~10% of the instructions per command (callgrind, docs/performance.md); its options are
+        // CAllocatorOptions' malloc_conf. Debug and sanitizer builds keep the system allocator, which the
+        // sanitizers replace.
         .executableTarget(
             name: "vmhost",
             dependencies: ["CAllocatorOptions", "VMHost", .product(name: "Logging", package: "swift-log")],
