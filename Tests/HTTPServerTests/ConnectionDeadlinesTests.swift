@@ -15,9 +15,9 @@ struct ConnectionDeadlinesTests {
         defer { client.close() }
         let started = ContinuousClock.now
         try await client.send("/large")
-        #expect(try await eventually { server.openConnectionCount == 1 })
+        #expect(await eventually { server.openConnectionCount == 1 })
 
-        #expect(try await eventually { server.openConnectionCount == 0 }, "the stalled connection is closed")
+        #expect(await eventually { server.openConnectionCount == 0 }, "the stalled connection is closed")
         let elapsed = ContinuousClock.now - started
         #expect(elapsed >= .seconds(1), "not before its output stalled for the timeout (\(elapsed))")
         await server.shutdown()
@@ -33,7 +33,7 @@ struct ConnectionDeadlinesTests {
         let reading = try await ServerConnection.open(port: port)
         defer { reading.close() }
         #expect(try await reading.getHead("/events").header("Content-Type") == "text/event-stream")
-        #expect(try await eventually { state.streams.count == 1 })
+        #expect(await eventually { state.streams.count == 1 })
         let keepalives = Task { @LoopActor () -> Int in
             var count = 0
             while let chunk = try? await reading.nextChunk() {
@@ -45,7 +45,7 @@ struct ConnectionDeadlinesTests {
         let stalled = try await ServerConnection.open(port: port, receiveBufferBytes: 4096)
         defer { stalled.close() }
         try await stalled.send("/events")
-        try #require(try await eventually { state.streams.count == 2 })
+        try #require(await eventually { state.streams.count == 2 })
         let stalledStream = state.streams[1]
         // Events until the kernel buffers are full and output waits in the server (the stream takes more only
         // while at most 64 KiB wait), where it stays.
@@ -63,7 +63,7 @@ struct ConnectionDeadlinesTests {
         }
         #expect(checks == 50 || !stalledStream.isOpen, "output waits in the server after \(tries) tries")
         let started = ContinuousClock.now
-        #expect(try await eventually { !stalledStream.isOpen }, "the stalled stream is closed")
+        #expect(await eventually { !stalledStream.isOpen }, "the stalled stream is closed")
         #expect(server.openStreamCount == 1)
         // Three stream timeouts in all, without a byte from the reading client: it is not cut.
         try await Task.sleep(until: started + .seconds(3))

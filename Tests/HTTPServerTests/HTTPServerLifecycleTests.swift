@@ -67,7 +67,7 @@ struct HTTPServerLifecycleTests {
         let port = try server.start()
         let client = TestHTTPClient(port: port)
         async let first = client.get("/called-back")
-        try #require(try await eventually { state.callbacks.count == 1 })
+        try #require(await eventually { state.callbacks.count == 1 })
         let respond = state.callbacks.removeFirst()
         respond(.json(["answer": 1]))
         respond(.json(["answer": 2]))
@@ -75,9 +75,9 @@ struct HTTPServerLifecycleTests {
         #expect(try await client.get("/hello").status == 200, "the server carries on")
 
         async let second = client.get("/called-back")
-        try #require(try await eventually { state.callbacks.count == 1 })
+        try #require(await eventually { state.callbacks.count == 1 })
         let stopping = Task { await server.shutdown(flushTimeout: .seconds(30)) }
-        #expect(try await eventually { server.state == .stopping })
+        #expect(await eventually { server.state == .stopping })
         try await Task.sleep(for: .milliseconds(100))
         #expect(server.state == .stopping, "shutdown waits for the callback")
         state.callbacks.removeFirst()(.json(["answer": 3]))
@@ -98,7 +98,7 @@ struct HTTPServerLifecycleTests {
         let streaming = try await ServerConnection.open(port: port)
         defer { streaming.close() }
         #expect(try await streaming.getHead("/events").header("Content-Type") == "text/event-stream")
-        try #require(try await eventually { state.streams.count == 1 })
+        try #require(await eventually { state.streams.count == 1 })
         let stream = state.streams[0]
         var closes = 0
         stream.onClose = { closes += 1 }
@@ -163,7 +163,7 @@ struct HTTPServerLifecycleTests {
         let holding = try await ServerConnection.open(port: port)
         defer { holding.close() }
         async let held = holding.get("/held")
-        #expect(try await eventually { state.heldRequests == 1 && state.streams.count == 1 })
+        #expect(await eventually { state.heldRequests == 1 && state.streams.count == 1 })
 
         server.startDraining()
         #expect(server.state == .draining)

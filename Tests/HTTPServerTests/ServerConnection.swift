@@ -47,14 +47,3 @@ final class ServerConnection: @unchecked Sendable {
 
     func close() { socket.close() }
 }
-
-/// Polls `condition` on the loop until it holds or `timeout` passes; returns whether it held.
-@LoopActor
-func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-        if try await condition() { return true }
-        if ContinuousClock.now >= deadline { return false }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-}

@@ -4,20 +4,6 @@ import VMHostTesting
 
 @testable import Redis
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-@LoopActor
-func eventually(
-    timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(20),
-    _ condition: @LoopActor () async -> Bool
-) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-        if await condition() { return true }
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: interval)
-    }
-}
-
 /// The error a send threw, or nil when it succeeded.
 @LoopActor
 func failure(of send: @LoopActor () async throws(RedisError) -> RedisReply) async -> RedisError? {

@@ -78,7 +78,7 @@ struct ClusterTests {
         try await Task.sleep(for: .milliseconds(300))
         let killed = ContinuousClock.now
         try await cluster.kill(1)
-        let resumed = try await eventually(timeout: .seconds(8), every: .milliseconds(20)) {
+        let resumed = await eventually(timeout: .seconds(8), every: .milliseconds(20)) {
             victims.allSatisfy {
                 let record = $0.snapshot
                 return record.node != victim && record.connections > 1
@@ -162,7 +162,7 @@ struct ClusterTests {
             let (status, took) = try await cluster.drain(index)
             #expect(status == 0)
             #expect(took < .seconds(5))
-            let moved = try await eventually(timeout: .seconds(8), every: .milliseconds(20)) {
+            let moved = await eventually(timeout: .seconds(8), every: .milliseconds(20)) {
                 before.allSatisfy {
                     let record = $0.snapshot
                     return record.node != id
@@ -263,7 +263,7 @@ final class Load: Sendable {
     static func start(_ cluster: TestCluster, _ ids: [String]) async throws -> Load {
         let clients = ids.map { FollowingClient(sessionID: $0, port: cluster.port) }
         let runs = clients.map { client in Task { await client.run() } }
-        let connected = try await eventually(timeout: .seconds(15)) {
+        let connected = await eventually(timeout: .seconds(15)) {
             clients.allSatisfy { $0.snapshot.state != nil }
         }
         try #require(connected, "every stream opened through the proxy")

@@ -19,7 +19,7 @@ struct ConnectionLimitTests {
         try await withApp({ $0.maxConnections = 5 }) { app in
             let id = try await app.createSession()
             // The creating request's connection closes; wait until the server has seen it go.
-            #expect(try await eventually { await app.openConnections() == 0 })
+            #expect(await eventually { await app.openConnections() == 0 })
             let streams = try await openStreams(5, session: id, app: app)
             #expect(await app.openConnections() == 5)
 
@@ -39,7 +39,7 @@ struct ConnectionLimitTests {
 
             // The streams are untouched by the flood: they still get their patches.
             for stream in streams.prefix(3) { stream.close() }
-            #expect(try await eventually { await app.openConnections() == 2 })
+            #expect(await eventually { await app.openConnections() == 2 })
             let monitor = TestHTTPClient(port: app.port)
             #expect(
                 try await monitor.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=10")]).status
@@ -66,7 +66,7 @@ struct ConnectionLimitTests {
                 #expect(await app.openConnections() >= 10)
                 for stream in streams { stream.close() }
                 for client in clients { client.close() }
-                #expect(try await eventually { await app.openConnections() == 0 })
+                #expect(await eventually { await app.openConnections() == 0 })
             }
             #expect(try await TestHTTPClient(port: app.port).get("/healthz").status == 200)
         }

@@ -100,7 +100,7 @@ struct DurableSessionProcessTests {
             #expect(response.status == 202, "\(slow): \(response.text)")
         }
         #expect(
-            try await eventually(timeout: .seconds(20)) {
+            await eventually(timeout: .seconds(20)) {
                 sessions.indices.allSatisfy { index in
                     guard let slow = slowViewModel(index) else { return true }
                     return clients[index].current.states[slow]?.isLoadingAnything == true
@@ -120,7 +120,7 @@ struct DurableSessionProcessTests {
                 }
             }
             #expect(
-                try await eventually {
+                await eventually {
                     zip(clients, eventsBefore).allSatisfy { $0.current.events >= $1 + 6 }
                 }, "every stream is busy")
         }
@@ -132,7 +132,7 @@ struct DurableSessionProcessTests {
         }
         await busy?.value
         #expect(
-            try await eventually { clients.allSatisfy { $0.current.ended } }, "every stream of the first process ended")
+            await eventually { clients.allSatisfy { $0.current.ended } }, "every stream of the first process ended")
         if ending == .killAndRestartRedis {
             try await redis.restart()
             #expect(try await second.journalBecomes("ok"))

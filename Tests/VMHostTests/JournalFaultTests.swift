@@ -25,7 +25,7 @@ struct JournalFaultTests {
         #expect(response.status == 200, "\(text): \(response.text)")
         #expect(ContinuousClock.now - started < limit, "\(text) answered in time")
         #expect(
-            try await eventually { client.current.states["search"]?["searchText"] == .string(text) }, "\(text) streamed"
+            await eventually { client.current.states["search"]?["searchText"] == .string(text) }, "\(text) streamed"
         )
     }
 
@@ -61,11 +61,11 @@ struct JournalFaultTests {
         // Redis comes up: the journal catches up, and the session is durable (another process continues it).
         try await redis.start()
         #expect(try await node.journalBecomes("ok"))
-        #expect(try await eventually { Self.isDurable(redis, id, text: "while away") })
+        #expect(await eventually { Self.isDurable(redis, id, text: "while away") })
         #expect(try await eventually { try await node.metric("vmhost_journal_writes_total") > 0 })
         let seen = try #require(try await node.client.get("/v1/sessions/\(id)").json)
         try await node.stop(SIGKILL)
-        #expect(try await eventually { client.current.ended })
+        #expect(await eventually { client.current.ended })
         node = try await VMHostNode.start(
             "second", redis: redis, upstream: upstream.baseURL, redisTimeoutMilliseconds: 300)
         #expect(try await node.journalBecomes("ok"))
@@ -83,9 +83,9 @@ struct JournalFaultTests {
         let failuresBefore = try await node.metric("vmhost_journal_write_failures_total")
         try await redis.start()
         #expect(try await node.journalBecomes("ok"))
-        #expect(try await eventually { Self.isDurable(redis, id, text: "still gone") }, "caught up after a restart")
+        #expect(await eventually { Self.isDurable(redis, id, text: "still gone") }, "caught up after a restart")
         try await Self.change(node, client, to: "redis back")
-        #expect(try await eventually { Self.isDurable(redis, id, text: "redis back") })
+        #expect(await eventually { Self.isDurable(redis, id, text: "redis back") })
 
         // Redis hangs: commands time out in the client (300 ms), requests are answered, the stream goes on.
         redis.suspend()
@@ -99,20 +99,20 @@ struct JournalFaultTests {
         redis.resume()
         #expect(try await node.journalBecomes("ok"))
         #expect(
-            try await eventually { Self.isDurable(redis, id, text: "hung and unavailable") }, "caught up after the hang"
+            await eventually { Self.isDurable(redis, id, text: "hung and unavailable") }, "caught up after the hang"
         )
         // Redis forgets its scripts: the refused EVALSHA goes again with the script's text, nothing fails.
         let failuresBeforeFlush = try await node.metric("vmhost_journal_write_failures_total")
         _ = try redis.bulk(["SCRIPT", "FLUSH"])
         try await Self.change(node, client, to: "scripts flushed")
-        #expect(try await eventually { Self.isDurable(redis, id, text: "scripts flushed") }, "written by text")
+        #expect(await eventually { Self.isDurable(redis, id, text: "scripts flushed") }, "written by text")
         try await Self.change(node, client, to: "by hash again")
-        #expect(try await eventually { Self.isDurable(redis, id, text: "by hash again") })
+        #expect(await eventually { Self.isDurable(redis, id, text: "by hash again") })
         #expect(try await node.metric("vmhost_journal_write_failures_total") == failuresBeforeFlush)
 
         let writesBefore = try await node.metric("vmhost_journal_writes_total")
         try await Self.change(node, client, to: "all well")
-        #expect(try await eventually { Self.isDurable(redis, id, text: "all well") })
+        #expect(await eventually { Self.isDurable(redis, id, text: "all well") })
         #expect(try await eventually { try await node.metric("vmhost_journal_writes_total") > writesBefore })
         #expect(client.current.problems.isEmpty, "\(client.current.problems)")
         let final = try await node.client.get("/v1/sessions/\(id)").json

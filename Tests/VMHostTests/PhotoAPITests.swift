@@ -175,18 +175,18 @@ struct PhotoAPITests {
             let second = try #require(photos[1]["id"])
             await app.setUpstream(FakeUpstreamBehavior(latency: .seconds(30)))
             #expect(try await app.client.post("/v1/sessions/\(id)/photo/open", json: ["photoId": first]).status == 202)
-            #expect(try await eventually { await app.upstreamInFlight() == 2 })
+            #expect(await eventually { await app.upstreamInFlight() == 2 })
             #expect(try await app.client.post("/v1/sessions/\(id)/photo/open", json: ["photoId": second]).status == 202)
             let loading = try #require(try await app.client.get("/v1/sessions/\(id)/photo").json)
             #expect(loading["photoId"] == second)
             #expect(loading["detail"] == ["status": "loading", "value": nil, "error": nil])
             #expect(loading["comments"] == ["status": "loading", "value": nil, "error": nil])
             #expect(
-                try await eventually { await app.upstreamInFlight() == 2 }, "the first photo's transfers are aborted")
+                await eventually { await app.upstreamInFlight() == 2 }, "the first photo's transfers are aborted")
 
             let closed = try await app.client.post("/v1/sessions/\(id)/photo/close")
             #expect(Self.withoutVersion(closed.json) == Self.initial)
-            #expect(try await eventually { await app.upstreamInFlight() == 0 }, "close aborts the transfers")
+            #expect(await eventually { await app.upstreamInFlight() == 0 }, "close aborts the transfers")
         }
     }
 

@@ -114,7 +114,7 @@ struct SearchAPITests {
                 #expect(response.json?["results"]?["status"] == "idle")
             }
             #expect(
-                try await eventually { clock.sleeperCount == 1 }, "one debounce pending: each edit replaced the last")
+                await eventually { clock.sleeperCount == 1 }, "one debounce pending: each edit replaced the last")
             clock.advance(by: .milliseconds(299))
             #expect(await app.upstreamRequests("flickr.photos.search") == before, "nothing before 300 ms")
             clock.advance(by: .milliseconds(1))

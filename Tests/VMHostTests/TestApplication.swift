@@ -100,22 +100,6 @@ extension TestApplication {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-///
-/// For outcomes that arrive after real upstream latency or debounce: a fixed sleep fails on a slow
-/// CI runner, a generous deadline does not slow down a fast one.
-func eventually(
-    timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(50),
-    _ condition: () async throws -> Bool
-) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-        if try await condition() { return true }
-        if ContinuousClock.now >= deadline { return false }
-        try await Task.sleep(for: interval)
-    }
-}
-
 /// The time sessions see: real time plus what the test has skipped, so a test expires sessions by moving the
 /// clock instead of waiting for idle timeouts.
 @LoopActor

@@ -110,7 +110,7 @@ final class TestCluster: @unchecked Sendable {
         )
         nodes[index].process = process
         let direct = TestHTTPClient(port: node.port)
-        let ready = try await eventually(timeout: .seconds(20)) {
+        let ready = await eventually(timeout: .seconds(20)) {
             (try? await direct.get("/healthz"))?.json?["journal"] == "ok"
         }
         guard ready else { throw TestClientError("node \(node.id) did not start") }
@@ -196,7 +196,7 @@ final class TestCluster: @unchecked Sendable {
             "/usr/sbin/haproxy", ["-db", "-f", "\(directory)/haproxy.cfg"], standardError: "\(directory)/haproxy.log"
         )
         let client = TestHTTPClient(port: port)
-        let ready = try await eventually(timeout: .seconds(10)) { (try? await client.get("/healthz"))?.status == 200 }
+        let ready = await eventually(timeout: .seconds(10)) { (try? await client.get("/healthz"))?.status == 200 }
         guard ready else {
             let log = (try? String(contentsOfLog: "\(directory)/haproxy.log")) ?? ""
             throw TestClientError("HAProxy did not start: \(log)")
