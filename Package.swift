@@ -137,7 +137,7 @@ let package = Package(
             dependencies: ["Upstreams", "Services", "FakeUpstream", "HTTPClient", "EventLoop", "JSON", "VMHostTesting"]
         ),
         .testTarget(name: "ServicesTests", dependencies: ["Services"]),
-        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "VMHostTesting"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "EventLoop", "VMHostTesting"]),
         .testTarget(
             name: "SessionsTests",

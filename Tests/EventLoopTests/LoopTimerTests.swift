@@ -1,15 +1,10 @@
 import EventLoop
 import Testing
+import VMHostTesting
 
 @LoopActor
 @Suite("LoopTimer")
 struct LoopTimerTests {
-    /// Waits (yielding the loop) until `condition` holds, for at most 5 s.
-    func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-    }
-
     @Test func fireSoonRunsInThisTurnOfTheLoopBeforeATimerDueNow() async throws {
         var order: [String] = []
         let nextTurn = LoopTimer { order.append("zero delay") }
@@ -19,7 +14,7 @@ struct LoopTimerTests {
         first.fireSoon()
         thisTurn.fireSoon()
         #expect(thisTurn.isScheduled && first.isScheduled && nextTurn.isScheduled)
-        try await waitUntil { order.count == 3 }
+        _ = await eventually(timeout: .seconds(5), every: .milliseconds(1)) { order.count == 3 }
         #expect(order == ["fired soon first", "fire soon", "zero delay"])
         #expect(!thisTurn.isScheduled && !first.isScheduled && !nextTurn.isScheduled)
     }
@@ -29,7 +24,7 @@ struct LoopTimerTests {
         let timer = LoopTimer { fired += 1 }
         timer.schedule(after: .seconds(60))
         timer.fireSoon()
-        try await waitUntil { fired == 1 }
+        _ = await eventually(timeout: .seconds(5), every: .milliseconds(1)) { fired == 1 }
         #expect(fired == 1 && !timer.isScheduled, "fired once, soon; the 60 s schedule is gone")
 
         timer.fireSoon()
@@ -37,7 +32,7 @@ struct LoopTimerTests {
         #expect(!timer.isScheduled)
         let canary = LoopTimer { fired += 10 }
         canary.schedule(after: .milliseconds(20))
-        try await waitUntil { fired >= 10 }
+        _ = await eventually(timeout: .seconds(5), every: .milliseconds(1)) { fired >= 10 }
         #expect(fired == 11, "the cancelled firing never came")
     }
 }
