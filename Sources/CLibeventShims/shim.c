@@ -5,6 +5,8 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/http_struct.h>
 
+#include <stdlib.h>
+
 int vmh_evhttp_request_is_chunked(const struct evhttp_request *req) {
     return req->chunked;
 }
@@ -26,4 +28,19 @@ void vmh_evhttp_add_content_length(struct evhttp_request *req, size_t length) {
     char digits[VMH_DECIMAL_CAPACITY];
     vmh_format_decimal(digits, 0, length);
     evhttp_add_header(req->output_headers, "Content-Length", digits);
+}
+
+void vmh_evhttp_request_drop_target(struct evhttp_request *req) {
+    // NB: libevent allocates these with `mm_malloc`, which is `malloc` unless `event_set_mem_functions` was called
+    // (vmhost never calls it), and `evhttp_request_free` skips the NULL ones.
+    free(req->uri);
+    req->uri = NULL;
+    if (req->uri_elems != NULL) evhttp_uri_free(req->uri_elems);
+    req->uri_elems = NULL;
+    free(req->remote_host);
+    req->remote_host = NULL;
+    free(req->host_cache);
+    req->host_cache = NULL;
+    free(req->response_code_line);
+    req->response_code_line = NULL;
 }

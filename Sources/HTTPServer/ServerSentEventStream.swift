@@ -61,6 +61,26 @@ public final class ServerSentEventStream: EventSink {
         return evbuffer_get_length(output)
     }
 
+    /// What the stream's request still holds of its head while the stream is open: its target, and the names
+    /// of the request's and the reply's header lines kept (the reply has started: only `Connection` is read
+    /// again). For tests of what a long-lived stream keeps; nil once the stream has ended.
+    package var retainedRequestHead: (target: String?, requestHeaders: [String], replyHeaders: [String])? {
+        guard isOpen else { return nil }
+        func names(_ list: UnsafeMutablePointer<evkeyvalq>?) -> [String] {
+            var names: [String] = []
+            var entry = list?.pointee.tqh_first
+            while let current = entry {
+                names.append(String(cString: current.pointee.key))
+                entry = current.pointee.next.tqe_next
+            }
+            return names
+        }
+        return (
+            evhttp_request_get_uri(raw).map { String(cString: $0) },
+            names(evhttp_request_get_input_headers(raw)), names(evhttp_request_get_output_headers(raw))
+        )
+    }
+
     /// Writes raw event bytes (already framed as SSE), compressing them for a gzip stream. Returns false
     /// when closed or backed up.
     @discardableResult

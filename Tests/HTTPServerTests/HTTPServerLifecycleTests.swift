@@ -112,6 +112,39 @@ struct HTTPServerLifecycleTests {
         #expect(closes == 0 && stream.pendingBytes == 0, "ending it again does nothing")
     }
 
+    /// A stream holds its evhttp request for as long as it is open (hours): once the reply has started, the
+    /// request keeps of its head only what evhttp reads again when the stream ends, whether the connection
+    /// closes after it. Its target and the other header lines of both sides are gone.
+    @Test func aStreamsRequestKeepsOnlyWhetherTheConnectionClosesOnceTheReplyHasStarted() async throws {
+        let (server, state) = makeServer()
+        let port = try server.start()
+        let plain = try await ServerConnection.open(port: port)
+        defer { plain.close() }
+        let head = try await plain.getHead(
+            "/events?since=3", headers: ["Accept: text/event-stream", "User-Agent: vmhost-tests", "X-Extra: 1"])
+        #expect(head.header("Content-Type") == "text/event-stream")
+        try #require(await eventually { state.streams.count == 1 })
+        let closing = try await ServerConnection.open(port: port)
+        defer { closing.close() }
+        _ = try await closing.getHead("/events", headers: ["Connection: close"])
+        try #require(await eventually { state.streams.count == 2 })
+
+        let kept = try #require(state.streams[0].retainedRequestHead)
+        #expect(kept.target == nil && kept.requestHeaders == [] && kept.replyHeaders == [])
+        let keptClosing = try #require(state.streams[1].retainedRequestHead)
+        // NB: evhttp reads either side's `Connection`: the reply keeps its own only when the server closes
+        // (draining), not when it echoes the request's.
+        #expect(
+            keptClosing.target == nil && keptClosing.requestHeaders == ["Connection"]
+                && keptClosing.replyHeaders == [])
+
+        // What was kept still works: the stream's connection closes after its end.
+        state.streams[1].end()
+        #expect(await closing.closedByPeer())
+        #expect(state.streams[1].retainedRequestHead == nil)
+        await server.shutdown()
+    }
+
     @Test func anIdleServerShutsDownWithoutStarting() async throws {
         let (server, _) = makeServer()
         await server.shutdown()

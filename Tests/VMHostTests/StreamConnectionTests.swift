@@ -2,8 +2,9 @@ import Testing
 import VMHostTesting
 
 // What happens to a stream's connection when the server ends the stream (here: the session is deleted). A
-// stream frees its request's header lists once its reply has started (they would stay for the stream's
-// life); what evhttp reads again at the end, whether to close the connection, must survive that.
+// stream frees what its request keeps of its head (target, header lists) once its reply has started (it
+// would stay for the stream's life); what evhttp reads again at the end, whether to close the connection,
+// must survive that.
 
 @Suite("Stream connections")
 struct StreamConnectionTests {

@@ -24,6 +24,12 @@ int vmh_evhttp_request_is_chunked(const struct evhttp_request *req);
 void vmh_evhttp_send_framed_chunk(
     struct evhttp_request *req, struct evbuffer *framed, void (*cb)(struct evhttp_connection *, void *), void *arg);
 
+/// Frees what `req` keeps of its request and status lines once its reply has started: the target and its parsed
+/// parts, the peer's address and the reason phrase (~200 bytes). evhttp reads them only to dispatch the request
+/// and to write the reply's head, and `evhttp_request_free` skips the ones set to NULL here. For streams, which
+/// hold their request for as long as they are open; `evhttp_request_get_uri` returns NULL afterwards.
+void vmh_evhttp_request_drop_target(struct evhttp_request *req);
+
 /// evhttp writes the status line and every header line of a response with `evbuffer_add_printf` (glibc's
 /// `vsnprintf` underneath: ~1,300 instructions a line, a fifth of a GET's instructions). vmhost defines that
 /// function itself (`evbuffer_printf.c`): libevent calls it through the PLT, so the dynamic linker binds those
