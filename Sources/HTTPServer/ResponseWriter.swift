@@ -13,7 +13,13 @@ final class ResponseWriter {
     /// build their chunks in it too).
     let scratchBuffer: OpaquePointer
     /// Headers every response and stream carries (``HTTPServerConfiguration/commonHeaders``).
-    var commonHeaders: [HTTPHeader] = []
+    var commonHeaders: [HTTPHeader] = [] {
+        didSet { commonBlock = FoldedHeaders.block(commonHeaders) }
+    }
+    /// ``commonHeaders`` folded once, when they all fold.
+    private var commonBlock: FoldedHeaders.Block? = FoldedHeaders.Block()
+    /// The header lines of the reply being written that evhttp never reads, added to its list as one entry.
+    private let folded = FoldedHeaders()
 
     init() {
         scratchBuffer = evbuffer_new()
@@ -30,9 +36,10 @@ final class ResponseWriter {
         let hasBody = vmh_evhttp_reply_has_body(raw, Int32(response.status)) != 0
         // NB: first: evhttp looks for it by name before it formats a length itself, and finds it at once.
         if hasBody { vmh_evhttp_add_content_length(raw, response.body.count) }
-        for header in response.headers { Self.add(header, to: headers) }
-        Self.add("X-Request-ID", requestID, to: headers)
-        for header in commonHeaders { Self.add(header, to: headers) }
+        for header in response.headers { folded.add(header.name, header.value, else: headers) }
+        folded.add("X-Request-ID", requestID, else: headers)
+        addCommonHeaders(to: headers)
+        folded.add(to: headers)
         addDate(to: headers)
         // NB: evhttp 2.1 never reads the body of a HEAD or TRACE request; the leftover bytes would be parsed as
         // the next request on this connection (request smuggling). Close it instead.
@@ -50,17 +57,18 @@ final class ResponseWriter {
     /// encoding depends on the request).
     func startEventStream(on raw: OpaquePointer, requestID: String, compressed: Bool, vary: Bool, closing: Bool) {
         let headers = evhttp_request_get_output_headers(raw)
-        evhttp_add_header(headers, "Content-Type", "text/event-stream")
-        evhttp_add_header(headers, "Cache-Control", "no-cache")
-        evhttp_add_header(headers, "X-Accel-Buffering", "no")
+        folded.add("Content-Type", "text/event-stream", else: headers)
+        folded.add("Cache-Control", "no-cache", else: headers)
+        folded.add("X-Accel-Buffering", "no", else: headers)
         if compressed {
-            evhttp_add_header(headers, "Content-Encoding", "gzip")
+            folded.add("Content-Encoding", "gzip", else: headers)
         }
         if vary {
-            evhttp_add_header(headers, "Vary", "Accept-Encoding")
+            folded.add("Vary", "Accept-Encoding", else: headers)
         }
-        Self.add("X-Request-ID", requestID, to: headers)
-        for header in commonHeaders { Self.add(header, to: headers) }
+        folded.add("X-Request-ID", requestID, else: headers)
+        addCommonHeaders(to: headers)
+        folded.add(to: headers)
         addDate(to: headers)
         if closing {
             evhttp_add_header(headers, "Connection", "close")
@@ -87,17 +95,10 @@ final class ResponseWriter {
         }
     }
 
-    /// Adds a header. NB: `withCString` rather than passing the `String`s: a short (inline) string passed to
-    /// a C parameter is copied to the heap first, two allocations per header (callgrind).
+    /// Adds the header `name: value` as an entry of its own. NB: `withCString` rather than passing the
+    /// `String`: a short (inline) string passed to a C parameter is copied to the heap first (callgrind).
     /// NB: the helpers that hand closures to `withCString` and `withUnsafeBytes` are `nonisolated`: a closure
     /// isolated to the loop checks its executor each time it runs (~400 instructions; 14 per command).
-    nonisolated private static func add(_ header: HTTPHeader, to headers: UnsafeMutablePointer<evkeyvalq>?) {
-        header.name.withCString { name in
-            header.value.withCString { value in _ = evhttp_add_header(headers, name, value) }
-        }
-    }
-
-    /// Adds the header `name: value`.
     nonisolated private static func add(
         _ name: StaticString, _ value: String, to headers: UnsafeMutablePointer<evkeyvalq>?
     ) {
@@ -108,6 +109,15 @@ final class ResponseWriter {
     /// Appends `bytes` to `buffer`.
     nonisolated static func append(_ bytes: [UInt8], to buffer: OpaquePointer) {
         bytes.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
+    }
+
+    /// Adds ``commonHeaders`` to the folded lines (those that cannot fold to `headers`).
+    private func addCommonHeaders(to headers: UnsafeMutablePointer<evkeyvalq>?) {
+        if let commonBlock {
+            folded.add(commonBlock)
+        } else {
+            for header in commonHeaders { folded.add(header.name, header.value, else: headers) }
+        }
     }
 
     /// The `Date` header's value and the second it was formatted for: formatted once a second rather than by

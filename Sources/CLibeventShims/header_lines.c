@@ -1,0 +1,111 @@
+#include "CLibeventShims.h"
+
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// Whether `name` (`length` bytes) equals `other`, a lower-case name, with ASCII letters compared without
+/// regard to case, as evhttp compares names.
+static int vmh_names_equal(const char *name, size_t length, const char *other) {
+    if (length != strlen(other)) return 0;
+    for (size_t i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c >= 'A' && c <= 'Z') c = (unsigned char)(c + ('a' - 'A'));
+        if (c != (unsigned char)other[i]) return 0;
+    }
+    return 1;
+}
+
+/// Whether a header named `name` may be a line of the folded entry: evhttp never reads it (a `Content-Type`
+/// only as the first line, which names the entry: evhttp finds it there), and the entry's name, taken up to
+/// the first colon, is the header's.
+static int vmh_may_fold(const char *name, size_t length, int first) {
+    if (length == 0 || memchr(name, ':', length) != NULL) return 0;
+    switch (length) {
+    case 4: return !vmh_names_equal(name, length, "date");
+    case 10: return !vmh_names_equal(name, length, "connection");
+    case 12: return first || !vmh_names_equal(name, length, "content-type");
+    case 14: return !vmh_names_equal(name, length, "content-length");
+    case 16: return !vmh_names_equal(name, length, "proxy-connection");
+    case 17: return !vmh_names_equal(name, length, "transfer-encoding");
+    default: return 1;
+    }
+}
+
+static int vmh_has_line_break(const char *bytes, size_t length) {
+    return memchr(bytes, '\r', length) != NULL || memchr(bytes, '\n', length) != NULL;
+}
+
+int vmh_header_lines_append(struct vmh_header_lines *lines, const char *bytes, size_t length) {
+    if (length > lines->capacity - lines->length) {
+        size_t capacity = lines->capacity < 256 ? 256 : lines->capacity;
+        while (capacity - lines->length < length) capacity *= 2;
+        char *grown = realloc(lines->bytes, capacity);
+        if (grown == NULL) return -1;
+        lines->bytes = grown;
+        lines->capacity = capacity;
+    }
+    memcpy(lines->bytes + lines->length, bytes, length);
+    lines->length += length;
+    return 0;
+}
+
+int vmh_header_lines_fold(
+    struct vmh_header_lines *lines, const char *name, size_t name_length, const char *value, size_t value_length) {
+    if (!vmh_may_fold(name, name_length, lines->length == 0) || vmh_has_line_break(name, name_length)
+        || vmh_has_line_break(value, value_length)) {
+        return 0;
+    }
+    size_t start = lines->length;
+    if (vmh_header_lines_append(lines, name, name_length) != 0 || vmh_header_lines_append(lines, ": ", 2) != 0
+        || vmh_header_lines_append(lines, value, value_length) != 0 || vmh_header_lines_append(lines, "\r\n", 2) != 0) {
+        lines->length = start;
+        return -1;
+    }
+    return 1;
+}
+
+int vmh_evhttp_add_header_lines(struct evkeyvalq *headers, struct vmh_header_lines *lines) {
+    size_t length = lines->length;
+    if (length == 0) return 0;
+    lines->length = 0;
+    // The first line's name is the entry's key; its value runs from after ": " to before the last CRLF.
+    const char *colon = memchr(lines->bytes, ':', length);
+    if (colon == NULL) return -1;
+    size_t key_length = (size_t)(colon - lines->bytes);
+    if (length < key_length + 4) return -1;
+    const char *value = colon + 2;
+    size_t value_length = length - key_length - 4;
+
+    // NB: what `evhttp_add_header` allocates for an entry, as libevent allocates it (`mm_malloc` is `malloc`
+    // unless `event_set_mem_functions` was called, which vmhost never does): `evhttp_clear_headers` frees it.
+    struct evkeyval *header = calloc(1, sizeof *header);
+    char *key = malloc(key_length + 1);
+    char *copy = malloc(value_length + 1);
+    if (header == NULL || key == NULL || copy == NULL) {
+        free(header);
+        free(key);
+        free(copy);
+        return -1;
+    }
+    memcpy(key, lines->bytes, key_length);
+    key[key_length] = '\0';
+    memcpy(copy, value, value_length);
+    copy[value_length] = '\0';
+    header->key = key;
+    header->value = copy;
+    // TAILQ_INSERT_TAIL
+    header->next.tqe_next = NULL;
+    header->next.tqe_prev = headers->tqh_last;
+    *headers->tqh_last = header;
+    headers->tqh_last = &header->next.tqe_next;
+    return 0;
+}
+
+void vmh_header_lines_free(struct vmh_header_lines *lines) {
+    free(lines->bytes);
+    lines->bytes = NULL;
+    lines->length = 0;
+    lines->capacity = 0;
+}
