@@ -33,11 +33,16 @@ static int vmh_may_fold(const char *name, size_t length, int first) {
     }
 }
 
-static int vmh_has_line_break(const char *bytes, size_t length) {
-    return memchr(bytes, '\r', length) != NULL || memchr(bytes, '\n', length) != NULL;
+/// Whether `bytes` hold CR or LF (`evhttp_add_header` refuses those) or NUL (which ends the C string it
+/// would have been given: the header as evhttp would keep it is not these bytes).
+static int vmh_has_forbidden_byte(const char *bytes, size_t length) {
+    return length > 0
+        && (memchr(bytes, '\r', length) != NULL || memchr(bytes, '\n', length) != NULL
+            || memchr(bytes, '\0', length) != NULL);
 }
 
 int vmh_header_lines_append(struct vmh_header_lines *lines, const char *bytes, size_t length) {
+    if (length == 0) return 0;
     if (length > lines->capacity - lines->length) {
         size_t capacity = lines->capacity < 256 ? 256 : lines->capacity;
         while (capacity - lines->length < length) capacity *= 2;
@@ -53,8 +58,8 @@ int vmh_header_lines_append(struct vmh_header_lines *lines, const char *bytes, s
 
 int vmh_header_lines_fold(
     struct vmh_header_lines *lines, const char *name, size_t name_length, const char *value, size_t value_length) {
-    if (!vmh_may_fold(name, name_length, lines->length == 0) || vmh_has_line_break(name, name_length)
-        || vmh_has_line_break(value, value_length)) {
+    if (!vmh_may_fold(name, name_length, lines->length == 0) || vmh_has_forbidden_byte(name, name_length)
+        || vmh_has_forbidden_byte(value, value_length)) {
         return 0;
     }
     size_t start = lines->length;

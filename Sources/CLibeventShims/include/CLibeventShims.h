@@ -42,8 +42,8 @@ struct vmh_header_lines {
 
 /// Appends `name: value` CRLF to `lines` and returns 1, unless the header must be an entry of its own (0): a
 /// name evhttp reads, a `Content-Type` that would not be the first line, an empty name or one with a colon,
-/// and a name or value holding CR or LF (`evhttp_add_header` then refuses it, as it always did). -1: allocating
-/// failed (nothing appended).
+/// and a name or value holding CR or LF (`evhttp_add_header` then refuses it, as it always did) or NUL (as a
+/// C string it ends there, as it always did). -1: allocating failed (nothing appended).
 int vmh_header_lines_fold(
     struct vmh_header_lines *lines, const char *name, size_t name_length, const char *value, size_t value_length);
 
