@@ -1,6 +1,8 @@
 #include "CLibeventShims.h"
+#include "decimal.h"
 
 #include <event2/http.h>
+#include <event2/http_struct.h>
 #include <event2/keyvalq_struct.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +19,13 @@ static int vmh_names_equal(const char *name, size_t length, const char *other) {
     return 1;
 }
 
-/// Whether a header named `name` may be a line of the folded entry: evhttp never reads it (a `Content-Type`
-/// only as the first line, which names the entry: evhttp finds it there), and the entry's name, taken up to
-/// the first colon, is the header's.
-static int vmh_may_fold(const char *name, size_t length, int first) {
+/// Whether a header named `name` may be a line of the folded entry: evhttp never reads it, and the entry's
+/// name, taken up to the first colon, is the header's.
+static int vmh_may_fold(const char *name, size_t length) {
     if (length == 0 || memchr(name, ':', length) != NULL) return 0;
     switch (length) {
     case 4: return !vmh_names_equal(name, length, "date");
     case 10: return !vmh_names_equal(name, length, "connection");
-    case 12: return first || !vmh_names_equal(name, length, "content-type");
     case 14: return !vmh_names_equal(name, length, "content-length");
     case 16: return !vmh_names_equal(name, length, "proxy-connection");
     case 17: return !vmh_names_equal(name, length, "transfer-encoding");
@@ -58,7 +58,7 @@ int vmh_header_lines_append(struct vmh_header_lines *lines, const char *bytes, s
 
 int vmh_header_lines_fold(
     struct vmh_header_lines *lines, const char *name, size_t name_length, const char *value, size_t value_length) {
-    if (!vmh_may_fold(name, name_length, lines->length == 0) || vmh_has_forbidden_byte(name, name_length)
+    if (!vmh_may_fold(name, name_length) || vmh_has_forbidden_byte(name, name_length)
         || vmh_has_forbidden_byte(value, value_length)) {
         return 0;
     }
@@ -68,13 +68,30 @@ int vmh_header_lines_fold(
         lines->length = start;
         return -1;
     }
+    if (name_length == 12 && vmh_names_equal(name, name_length, "content-type")) lines->has_content_type = 1;
     return 1;
+}
+
+int vmh_header_lines_content_length(
+    struct vmh_header_lines *lines, const struct evhttp_request *req, size_t length) {
+    if (lines->length != 0 || req->major != 1 || req->minor < 1) return 0;
+    char line[16 + VMH_DECIMAL_CAPACITY + 2];
+    memcpy(line, "Content-Length: ", 16);
+    size_t count = 16 + vmh_format_decimal(line + 16, 0, length);
+    line[count++] = '\r';
+    line[count++] = '\n';
+    return vmh_header_lines_append(lines, line, count) == 0 ? 1 : -1;
+}
+
+void vmh_header_lines_clear(struct vmh_header_lines *lines) {
+    lines->length = 0;
+    lines->has_content_type = 0;
 }
 
 int vmh_evhttp_add_header_lines(struct evkeyvalq *headers, struct vmh_header_lines *lines) {
     size_t length = lines->length;
     if (length == 0) return 0;
-    lines->length = 0;
+    vmh_header_lines_clear(lines);
     // The first line's name is the entry's key; its value runs from after ": " to before the last CRLF.
     const char *colon = memchr(lines->bytes, ':', length);
     if (colon == NULL) return -1;
@@ -111,6 +128,6 @@ int vmh_evhttp_add_header_lines(struct evkeyvalq *headers, struct vmh_header_lin
 void vmh_header_lines_free(struct vmh_header_lines *lines) {
     free(lines->bytes);
     lines->bytes = NULL;
-    lines->length = 0;
     lines->capacity = 0;
+    vmh_header_lines_clear(lines);
 }

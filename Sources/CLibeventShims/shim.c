@@ -1,5 +1,4 @@
 #include "CLibeventShims.h"
-#include "decimal.h"
 
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -23,13 +22,6 @@ int vmh_evhttp_reply_has_body(const struct evhttp_request *req, int status) {
     return req->type != EVHTTP_REQ_HEAD && status >= 200 && status != 204 && status != 304;
 }
 
-void vmh_evhttp_add_content_length(struct evhttp_request *req, size_t length) {
-    if (req->major != 1 || req->minor < 1) return;
-    char digits[VMH_DECIMAL_CAPACITY];
-    vmh_format_decimal(digits, 0, length);
-    evhttp_add_header(req->output_headers, "Content-Length", digits);
-}
-
 void vmh_evhttp_request_drop_target(struct evhttp_request *req) {
     // NB: libevent allocates these with `mm_malloc`, which is `malloc` unless `event_set_mem_functions` was called
     // (vmhost never calls it), and `evhttp_request_free` skips the NULL ones.
@@ -43,4 +35,9 @@ void vmh_evhttp_request_drop_target(struct evhttp_request *req) {
     req->host_cache = NULL;
     free(req->response_code_line);
     req->response_code_line = NULL;
+}
+
+void vmh_evhttp_request_set_version(struct evhttp_request *req, int major, int minor) {
+    req->major = (char)major;
+    req->minor = (char)minor;
 }

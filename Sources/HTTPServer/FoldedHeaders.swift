@@ -19,6 +19,15 @@ final class FoldedHeaders {
         lines.deallocate()
     }
 
+    /// Whether a `Content-Type` was added since the lines were last added to a list.
+    var hasContentType: Bool { lines.pointee.has_content_type != 0 }
+
+    /// Makes `Content-Length: length` the first line, for a reply to `request` with a body, where evhttp would
+    /// add one itself (HTTP/1.1; it decides HTTP/1.0's by keep-alive). Call it first.
+    func addContentLength(_ length: Int, of request: OpaquePointer) {
+        _ = vmh_header_lines_content_length(lines, request, length)
+    }
+
     /// Adds `name: value`: folded, or as an entry of `list` at once.
     func add(_ name: String, _ value: String, else list: UnsafeMutablePointer<evkeyvalq>?) {
         Self.withUTF8(name) { name in
@@ -42,7 +51,7 @@ final class FoldedHeaders {
     /// Adds the lines so far to `list` as one entry, and starts over.
     func add(to list: UnsafeMutablePointer<evkeyvalq>?) {
         guard let list else {
-            lines.pointee.length = 0
+            vmh_header_lines_clear(lines)
             return
         }
         _ = vmh_evhttp_add_header_lines(list, lines)
@@ -54,12 +63,9 @@ final class FoldedHeaders {
     }
 
     /// `headers` as lines to add to any reply, or nil if one of them must be an entry of its own, or is a
-    /// `Content-Type` (which folds only as the first line).
+    /// `Content-Type` (which a reply must know it has: ``hasContentType``).
     static func block(_ headers: [HTTPHeader]) -> Block? {
         let folded = FoldedHeaders()
-        // NB: a line first, so that a `Content-Type` does not fold as if it were first; dropped below.
-        _ = vmh_header_lines_append(folded.lines, "X: y\r\n", 6)
-        let start = folded.lines.pointee.length
         for header in headers {
             var folds = false
             withUTF8(header.name) { name in
@@ -72,8 +78,9 @@ final class FoldedHeaders {
             }
             guard folds else { return nil }
         }
-        let bytes = UnsafeRawBufferPointer(start: folded.lines.pointee.bytes, count: folded.lines.pointee.length)
-        return Block(bytes: Array(bytes[start...]))
+        guard !folded.hasContentType else { return nil }
+        return Block(
+            bytes: Array(UnsafeRawBufferPointer(start: folded.lines.pointee.bytes, count: folded.lines.pointee.length)))
     }
 
     private func add(
@@ -84,21 +91,28 @@ final class FoldedHeaders {
             value.withMemoryRebound(to: CChar.self) { value in
                 guard vmh_header_lines_fold(lines, name.baseAddress, name.count, value.baseAddress, value.count) == 0
                 else { return }
-                Self.addEntry(name, value, to: list)
+                // NB: a `Content-Type` that could not fold (a NUL in its value: an entry up to it) is still the
+                // reply's; one that evhttp refuses (CR or LF) is not.
+                if Self.addEntry(name, value, to: list), Self.isContentType(name) { lines.pointee.has_content_type = 1 }
             }
         }
     }
 
-    /// Adds `name: value` as an entry of its own (`evhttp_add_header`, which refuses line breaks).
+    /// Adds `name: value` as an entry of its own (`evhttp_add_header`, which refuses line breaks); whether it
+    /// was added.
     private static func addEntry(
         _ name: UnsafeBufferPointer<CChar>, _ value: UnsafeBufferPointer<CChar>,
         to list: UnsafeMutablePointer<evkeyvalq>?
-    ) {
+    ) -> Bool {
         let name = String(decoding: UnsafeRawBufferPointer(name), as: UTF8.self)
         let value = String(decoding: UnsafeRawBufferPointer(value), as: UTF8.self)
-        name.withCString { name in
-            value.withCString { value in _ = evhttp_add_header(list, name, value) }
+        return name.withCString { name in
+            value.withCString { value in evhttp_add_header(list, name, value) == 0 }
         }
+    }
+
+    private static func isContentType(_ name: UnsafeBufferPointer<CChar>) -> Bool {
+        String(decoding: UnsafeRawBufferPointer(name), as: UTF8.self).lowercased() == "content-type"
     }
 
     /// Calls `body` with `text`'s UTF-8 bytes (in place for a native string).

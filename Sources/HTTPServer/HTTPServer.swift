@@ -76,12 +76,7 @@ public final class HTTPServer {
         }
         if let http { evhttp_free(http) }
         deadlines.releaseAll()
-        free(defaultContentType)
     }
-
-    /// NB: evhttp keeps this pointer without copying it (found by AddressSanitizer), so it must outlive the
-    /// server; a Swift string literal passed directly would be a temporary.
-    private let defaultContentType = strdup("application/json")
 
     /// Number of open event streams.
     public var openStreamCount: Int { streams.count }
@@ -114,7 +109,9 @@ public final class HTTPServer {
         evhttp_set_max_headers_size(http, configuration.maxHeadersSize)
         // NB: no evhttp timeouts: ``ConnectionDeadlines`` keeps them all (a libevent timer re-armed on every
         // write cost more than the rest of a stream delivery's event handling).
-        evhttp_set_default_content_type(http, defaultContentType)
+        // NB: no default `Content-Type` from evhttp: ``ResponseWriter`` adds `application/json` to a reply with a
+        // body and none of its own, among the header lines it folds (evhttp would look for it by name).
+        evhttp_set_default_content_type(http, nil)
         let context = Unmanaged.passUnretained(self).toOpaque()
         evhttp_set_bevcb(
             http,

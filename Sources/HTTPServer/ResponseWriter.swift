@@ -35,8 +35,11 @@ final class ResponseWriter {
         let headers = evhttp_request_get_output_headers(raw)
         let hasBody = vmh_evhttp_reply_has_body(raw, Int32(response.status)) != 0
         // NB: first: evhttp looks for it by name before it formats a length itself, and finds it at once.
-        if hasBody { vmh_evhttp_add_content_length(raw, response.body.count) }
+        if hasBody { folded.addContentLength(response.body.count, of: raw) }
         for header in response.headers { folded.add(header.name, header.value, else: headers) }
+        // NB: what evhttp added itself when it had a default (the server gives it none: evhttp would look for
+        // the `Content-Type` by name).
+        if hasBody && !folded.hasContentType { folded.add("Content-Type", "application/json", else: headers) }
         folded.add("X-Request-ID", requestID, else: headers)
         addCommonHeaders(to: headers)
         folded.add(to: headers)

@@ -1,4 +1,5 @@
 import CLibevent
+import CLibeventShims
 import EventLoop
 import Logging
 import Testing
@@ -31,20 +32,47 @@ struct FoldedHeadersTests {
     @Test func headersEvhttpDoesNotReadBecomeOneEntryNamedAfterTheFirst() {
         Self.withList { list in
             let folded = FoldedHeaders()
-            folded.add("Content-Type", "application/json", else: list)
             folded.add("X-Request-ID", "r1", else: list)
+            folded.add("Content-Type", "application/json", else: list)
             folded.add("X-VMHost-Node", "node-1", else: list)
             #expect(Self.entries(list) == [], "nothing is added before the lines are complete")
+            #expect(folded.hasContentType)
             folded.add(to: list)
             #expect(
-                Self.entries(list) == ["Content-Type: application/json\r\nX-Request-ID: r1\r\nX-VMHost-Node: node-1"])
-            #expect(evhttp_find_header(list, "Content-Type") != nil, "evhttp finds the Content-Type it looks for")
+                Self.entries(list) == ["X-Request-ID: r1\r\nContent-Type: application/json\r\nX-VMHost-Node: node-1"])
+            #expect(!folded.hasContentType, "the lines started over")
 
             folded.add(to: list)
             #expect(Self.entries(list).count == 1, "adding again adds nothing: the lines started over")
             folded.add("Cache-Control", "no-cache", else: list)
             folded.add(to: list)
             #expect(Self.entries(list).last == "Cache-Control: no-cache")
+        }
+    }
+
+    /// A reply's length is the first line (HTTP/1.1): the entry is named after it, which is how evhttp finds it
+    /// (it reads no reply's length, only whether there is one).
+    @Test func aReplysLengthNamesTheEntryWhereEvhttpLooksForIt() throws {
+        try Self.withList { list in
+            let folded = FoldedHeaders()
+            let request = try #require(evhttp_request_new(nil, nil))
+            defer { evhttp_request_free(request) }
+            vmh_evhttp_request_set_version(request, 1, 1)
+            folded.addContentLength(1_234_567, of: request)
+            folded.add("Content-Type", "application/json", else: list)
+            folded.add(to: list)
+            #expect(Self.entries(list) == ["Content-Length: 1234567\r\nContent-Type: application/json"])
+            #expect(evhttp_find_header(list, "Content-Length") != nil)
+
+            folded.add("X-A", "1", else: list)
+            folded.addContentLength(5, of: request)
+            folded.add(to: list)
+            #expect(Self.entries(list).last == "X-A: 1", "only as the first line")
+
+            vmh_evhttp_request_set_version(request, 1, 0)
+            folded.addContentLength(5, of: request)
+            folded.add(to: list)
+            #expect(Self.entries(list).count == 2, "HTTP/1.0's length is evhttp's to decide (by keep-alive)")
         }
     }
 
@@ -55,17 +83,17 @@ struct FoldedHeadersTests {
             for (name, value) in [
                 ("content-length", "5"), ("Connection", "close"), ("DATE", "Tue, 24 Nov 2026 21:00:00 GMT"),
                 ("Transfer-Encoding", "chunked"), ("proxy-connection", "keep-alive"),
-                ("Content-Type", "text/plain"),  // not first: the entry would be named after X-A
             ] {
                 folded.add(name, value, else: list)
             }
+            folded.add("Content-Type", "text/plain", else: list)
             folded.add("X-B", "2", else: list)
             folded.add(to: list)
             #expect(
                 Self.entries(list) == [
                     "content-length: 5", "Connection: close", "DATE: Tue, 24 Nov 2026 21:00:00 GMT",
-                    "Transfer-Encoding: chunked", "proxy-connection: keep-alive", "Content-Type: text/plain",
-                    "X-A: 1\r\nX-B: 2",
+                    "Transfer-Encoding: chunked", "proxy-connection: keep-alive",
+                    "X-A: 1\r\nContent-Type: text/plain\r\nX-B: 2",
                 ])
         }
     }
@@ -130,7 +158,7 @@ struct FoldedHeadersTests {
         #expect(typed.text == "hi")
         #expect(
             typed.headers.map(\.name) == [
-                "Content-Length", "Content-Type", "X-A", "x-b", "X-Request-ID", "X-Common", "Date",
+                "Content-Length", "X-A", "Content-Type", "x-b", "X-Request-ID", "X-Common", "Date",
             ])
         #expect(typed.header("Content-Type") == "text/plain" && typed.header("x-b") == "2")
         #expect(typed.header("X-Common") == "c" && typed.header("X-Request-ID")?.isEmpty == false)

@@ -30,22 +30,39 @@ struct evkeyvalq;
 ///
 /// evhttp keeps a reply's headers as a list of entries: an allocation each for the entry, its name and its
 /// value, each checked when added, written with `evbuffer_add_printf` and freed (~1,300 instructions a
-/// header; callgrind). It reads only a few itself (`Content-Length`, `Transfer-Encoding`, `Connection`,
-/// `Date`, whether there is a `Content-Type`). The others fold into one entry named after the first line, whose
-/// value holds the rest of the lines: evhttp writes an entry as `key: value` CRLF, so the lines reach the wire
-/// byte for byte as separate headers would. Zero-initialised; `vmh_header_lines_free` frees its bytes.
+/// header; callgrind). It reads only a few itself: `Content-Length`, `Transfer-Encoding`, `Connection`, `Date`,
+/// and whether there is a `Content-Type` when it has a default to add (vmhost's server sets none and adds its
+/// own). The others fold into one entry named after the first line, whose value holds the rest of the lines:
+/// evhttp writes an entry as `key: value` CRLF, so the lines reach the wire byte for byte as separate headers
+/// would. A reply's `Content-Length` can be that first line (`vmh_header_lines_content_length`), where evhttp
+/// finds it. Zero-initialised; `vmh_header_lines_free` frees its bytes.
 struct vmh_header_lines {
     char *bytes;
     size_t length;
     size_t capacity;
+    /// Whether a `Content-Type` line was folded since the lines were last emptied.
+    int has_content_type;
 };
 
 /// Appends `name: value` CRLF to `lines` and returns 1, unless the header must be an entry of its own (0): a
-/// name evhttp reads, a `Content-Type` that would not be the first line, an empty name or one with a colon,
-/// and a name or value holding CR or LF (`evhttp_add_header` then refuses it, as it always did) or NUL (as a
-/// C string it ends there, as it always did). -1: allocating failed (nothing appended).
+/// name evhttp reads (`Content-Length`, `Transfer-Encoding`, `Connection`, `Proxy-Connection`, `Date`, in any
+/// case), an empty name or one with a colon, and a name or value holding CR or LF (`evhttp_add_header` then
+/// refuses it, as it always did) or NUL (as a C string it ends there, as it always did). -1: allocating
+/// failed (nothing appended).
 int vmh_header_lines_fold(
     struct vmh_header_lines *lines, const char *name, size_t name_length, const char *value, size_t value_length);
+
+/// Makes `Content-Length: length` the first line of the empty `lines` when `req` is HTTP/1.1 (evhttp then
+/// finds it as the entry's name, where it would have added one itself: a reply with a body); returns 1. 0:
+/// not added (lines not empty, or HTTP/1.0, whose length evhttp decides by keep-alive); -1: allocating failed.
+int vmh_header_lines_content_length(
+    struct vmh_header_lines *lines, const struct evhttp_request *req, size_t length);
+
+/// Sets the HTTP version of `req` (for tests of replies to a request evhttp did not parse).
+void vmh_evhttp_request_set_version(struct evhttp_request *req, int major, int minor);
+
+/// Empties `lines` (its capacity stays).
+void vmh_header_lines_clear(struct vmh_header_lines *lines);
 
 /// Appends `length` bytes of lines `vmh_header_lines_fold` made before (lines that fold wherever they go).
 /// Returns 0, or -1 when allocating fails.
@@ -102,11 +119,6 @@ void *vmh_evhttp_find_header_definition(void);
 /// Whether the reply to `req` with `status` has a body on the wire: not one to `HEAD`, a 1xx, 204 or 304.
 /// evhttp sends any body it is given, where a client reads it as the start of the next response.
 int vmh_evhttp_reply_has_body(const struct evhttp_request *req, int status);
-
-/// Adds `Content-Length: length` to a reply with a body (`vmh_evhttp_reply_has_body`) where evhttp would add it
-/// itself (HTTP/1.1), without evhttp's `snprintf` (~450 instructions a reply). The caller has set neither
-/// `Content-Length` nor `Transfer-Encoding`. Replies to HTTP/1.0 are left to evhttp.
-void vmh_evhttp_add_content_length(struct evhttp_request *req, size_t length);
 
 /// This process's own `evbuffer_add_printf` (to check that the dynamic linker chose it).
 void *vmh_evbuffer_add_printf_definition(void);
