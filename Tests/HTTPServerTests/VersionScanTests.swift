@@ -51,6 +51,11 @@ struct VersionScanTests {
         for input in inputs {
             #expect(Self.scan(ours, input, format) == Self.scan(glibc, input, format), "\(input)")
         }
+    }
+
+    /// The two versions answered without glibc: two conversions, `%c`'s target untouched.
+    @Test func theTwoVersionsClientsSendGiveMajorAndMinor() throws {
+        let ours = try #require(vmh_sscanf_definition())
         #expect(Self.scan(ours, "HTTP/1.1", "HTTP/%d.%d%c") == [2, 1, 1, Int32(UInt8(ascii: "?"))])
         #expect(Self.scan(ours, "HTTP/1.0", "HTTP/%d.%d%c") == [2, 1, 0, Int32(UInt8(ascii: "?"))])
     }
