@@ -72,6 +72,33 @@ int vmh_header_lines_fold(
     return 1;
 }
 
+/// `length` bytes as a C string, up to the first NUL among them, as a `String` given to a C parameter reads.
+static char *vmh_c_string(const char *bytes, size_t length) {
+    size_t count = length == 0 ? 0 : strnlen(bytes, length);
+    char *copy = malloc(count + 1);
+    if (copy == NULL) return NULL;
+    if (count > 0) memcpy(copy, bytes, count);
+    copy[count] = '\0';
+    return copy;
+}
+
+int vmh_header_lines_add(
+    struct vmh_header_lines *lines, struct evkeyvalq *headers, const char *name, size_t name_length,
+    const char *value, size_t value_length) {
+    int folded = vmh_header_lines_fold(lines, name, name_length, value, value_length);
+    if (folded != 0) return folded == 1 ? 0 : -1;
+    if (headers == NULL) return -1;
+    char *key = vmh_c_string(name, name_length);
+    char *copy = vmh_c_string(value, value_length);
+    int added = key != NULL && copy != NULL && evhttp_add_header(headers, key, copy) == 0;
+    // NB: a `Content-Type` that could not fold (a NUL in its value: an entry up to it) is still the reply's; one
+    // that evhttp refuses (CR or LF) is not.
+    if (added && vmh_names_equal(key, strlen(key), "content-type")) lines->has_content_type = 1;
+    free(key);
+    free(copy);
+    return added ? 0 : -1;
+}
+
 int vmh_header_lines_content_length(
     struct vmh_header_lines *lines, const struct evhttp_request *req, size_t length) {
     if (lines->length != 0 || req->major != 1 || req->minor < 1) return 0;

@@ -89,30 +89,9 @@ final class FoldedHeaders {
     ) {
         name.withMemoryRebound(to: CChar.self) { name in
             value.withMemoryRebound(to: CChar.self) { value in
-                guard vmh_header_lines_fold(lines, name.baseAddress, name.count, value.baseAddress, value.count) == 0
-                else { return }
-                // NB: a `Content-Type` that could not fold (a NUL in its value: an entry up to it) is still the
-                // reply's; one that evhttp refuses (CR or LF) is not.
-                if Self.addEntry(name, value, to: list), Self.isContentType(name) { lines.pointee.has_content_type = 1 }
+                _ = vmh_header_lines_add(lines, list, name.baseAddress, name.count, value.baseAddress, value.count)
             }
         }
-    }
-
-    /// Adds `name: value` as an entry of its own (`evhttp_add_header`, which refuses line breaks); whether it
-    /// was added.
-    private static func addEntry(
-        _ name: UnsafeBufferPointer<CChar>, _ value: UnsafeBufferPointer<CChar>,
-        to list: UnsafeMutablePointer<evkeyvalq>?
-    ) -> Bool {
-        let name = String(decoding: UnsafeRawBufferPointer(name), as: UTF8.self)
-        let value = String(decoding: UnsafeRawBufferPointer(value), as: UTF8.self)
-        return name.withCString { name in
-            value.withCString { value in evhttp_add_header(list, name, value) == 0 }
-        }
-    }
-
-    private static func isContentType(_ name: UnsafeBufferPointer<CChar>) -> Bool {
-        String(decoding: UnsafeRawBufferPointer(name), as: UTF8.self).lowercased() == "content-type"
     }
 
     /// Calls `body` with `text`'s UTF-8 bytes (in place for a native string).

@@ -18,6 +18,18 @@ struct FoldedHeadersTests {
         try body(evhttp_request_get_output_headers(request))
     }
 
+    /// The entries of a fresh list after `headers` were added in order and the folded lines last.
+    static func entries(folding headers: [(name: String, value: String)]) -> [String] {
+        var entries: [String] = []
+        withList { list in
+            let folded = FoldedHeaders()
+            for (name, value) in headers { folded.add(name, value, else: list) }
+            folded.add(to: list)
+            entries = Self.entries(list)
+        }
+        return entries
+    }
+
     /// The entries of `list`, in order.
     static func entries(_ list: UnsafeMutablePointer<evkeyvalq>?) -> [String] {
         var entries: [String] = []
@@ -77,39 +89,27 @@ struct FoldedHeadersTests {
     }
 
     @Test func headersEvhttpReadsStayEntriesOfTheirOwnInAnyCase() {
-        Self.withList { list in
-            let folded = FoldedHeaders()
-            folded.add("X-A", "1", else: list)
-            for (name, value) in [
-                ("content-length", "5"), ("Connection", "close"), ("DATE", "Tue, 24 Nov 2026 21:00:00 GMT"),
-                ("Transfer-Encoding", "chunked"), ("proxy-connection", "keep-alive"),
-            ] {
-                folded.add(name, value, else: list)
-            }
-            folded.add("Content-Type", "text/plain", else: list)
-            folded.add("X-B", "2", else: list)
-            folded.add(to: list)
-            #expect(
-                Self.entries(list) == [
+        #expect(
+            Self.entries(
+                folding: [
+                    ("X-A", "1"), ("content-length", "5"), ("Connection", "close"),
+                    ("DATE", "Tue, 24 Nov 2026 21:00:00 GMT"), ("Transfer-Encoding", "chunked"),
+                    ("proxy-connection", "keep-alive"), ("Content-Type", "text/plain"), ("X-B", "2"),
+                ]) == [
                     "content-length: 5", "Connection: close", "DATE: Tue, 24 Nov 2026 21:00:00 GMT",
                     "Transfer-Encoding: chunked", "proxy-connection: keep-alive",
                     "X-A: 1\r\nContent-Type: text/plain\r\nX-B: 2",
                 ])
-        }
     }
 
     @Test func lineBreaksAreRefusedAsEvhttpRefusesThemAndNULsAndColonsKeepEntriesOfTheirOwn() {
-        Self.withList { list in
-            let folded = FoldedHeaders()
-            folded.add("X-Split", "a\r\nSet-Cookie: b", else: list)
-            folded.add("X-Split\r\nSet-Cookie", "b", else: list)
-            folded.add("X-Lone", "a\nb", else: list)
-            folded.add("X-Nul", "a\u{0}b", else: list)  // as a C string, as before: "a"
-            folded.add("X-Colon:Name", "v", else: list)
-            folded.add("X-Good", "1", else: list)
-            folded.add(to: list)
-            #expect(Self.entries(list) == ["X-Nul: a", "X-Colon:Name: v", "X-Good: 1"])
-        }
+        #expect(
+            Self.entries(
+                folding: [
+                    ("X-Split", "a\r\nSet-Cookie: b"), ("X-Split\r\nSet-Cookie", "b"), ("X-Lone", "a\nb"),
+                    ("X-Nul", "a\u{0}b"),  // as a C string, as before: "a"
+                    ("X-Colon:Name", "v"), ("X-Good", "1"),
+                ]) == ["X-Nul: a", "X-Colon:Name: v", "X-Good: 1"])
     }
 
     @Test func headersFoldedOnceGoIntoAnyReplyUnlessOneCannotFold() throws {

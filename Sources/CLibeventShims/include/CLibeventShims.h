@@ -52,6 +52,13 @@ struct vmh_header_lines {
 int vmh_header_lines_fold(
     struct vmh_header_lines *lines, const char *name, size_t name_length, const char *value, size_t value_length);
 
+/// Adds `name: value` to a reply: folded into `lines` (`vmh_header_lines_fold`), or else as an entry of its own
+/// of `headers` at once, with `evhttp_add_header` (which refuses CR and LF) and each side read as a C string
+/// (up to a NUL). Returns 0, or -1 when the header was refused or allocating failed.
+int vmh_header_lines_add(
+    struct vmh_header_lines *lines, struct evkeyvalq *headers, const char *name, size_t name_length,
+    const char *value, size_t value_length);
+
 /// Makes `Content-Length: length` the first line of the empty `lines` when `req` is HTTP/1.1 (evhttp then
 /// finds it as the entry's name, where it would have added one itself: a reply with a body); returns 1. 0:
 /// not added (lines not empty, or HTTP/1.0, whose length evhttp decides by keep-alive); -1: allocating failed.
