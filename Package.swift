@@ -13,6 +13,17 @@ let hotCodeLayout = [
     "-Xlinker", "--no-warn-symbol-ordering",
 ]
 
+/// Which of the release server's symbols its dynamic symbol table lists: only the ones libraries loaded with it
+/// look up there (docs/performance.md, "Memory at start"). `-static-stdlib` links with `--export-dynamic`, which
+/// listed every public symbol of vmhost's modules and their packages (~4,300): 380 KB of symbol table and names,
+/// resident because the loader searches the executable first for every symbol a library binds. The ones that
+/// stay: those a library the link sees refers to (the functions `CLibeventShims` defines again, jemalloc's
+/// `malloc_conf`), and GnuTLS's `_gnutls_global_init_skip` (`CLibraryOptions`), which the link cannot see:
+/// GnuTLS is a dependency of libcurl's dependencies.
+let dynamicSymbols = [
+    "-Xlinker", "--no-export-dynamic", "-Xlinker", "--export-dynamic-symbol=_gnutls_global_init_skip",
+]
+
 /// vmhost: server-held view models over HTTP commands and Server-Sent Events.
 ///
 /// One target per concept; the folder tree under `Sources/` is the architecture (see README.md).
@@ -38,7 +49,8 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "CHiredisShims", dependencies: ["CHiredis", "CLibevent"]),
         .target(name: "CLibeventShims", dependencies: ["CLibevent"]),
-        .target(name: "CAllocatorOptions"),
+        // What the executable gives C libraries in its process: jemalloc's options, GnuTLS's initialization skipped.
+        .target(name: "CLibraryOptions"),
 
         // Pure Swift building blocks.
         .target(name: "JSON"),
@@ -94,14 +106,14 @@ let package = Package(
         ),
         // NB: release builds allocate with jemalloc: a Swift server allocates far more than C, and glibc's malloc
         // and free were ~10% of the instructions per command (callgrind, docs/performance.md); its options are
-        // CAllocatorOptions' malloc_conf. Debug and sanitizer builds keep the system allocator, which the
+        // CLibraryOptions' malloc_conf. Debug and sanitizer builds keep the system allocator, which the
         // sanitizers replace.
         .executableTarget(
             name: "vmhost",
-            dependencies: ["CAllocatorOptions", "VMHost", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CLibraryOptions", "VMHost", .product(name: "Logging", package: "swift-log")],
             linkerSettings: [
                 .linkedLibrary("jemalloc", .when(platforms: [.linux], configuration: .release)),
-                .unsafeFlags(hotCodeLayout, .when(platforms: [.linux], configuration: .release)),
+                .unsafeFlags(hotCodeLayout + dynamicSymbols, .when(platforms: [.linux], configuration: .release)),
             ]
         ),
 

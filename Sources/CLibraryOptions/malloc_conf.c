@@ -1,4 +1,4 @@
-#include "CAllocatorOptions.h"
+#include "CLibraryOptions.h"
 
 // NB: every small size class keeps 200 freed objects per thread instead of jemalloc's 20 for the larger
 // classes (its default is twice a slab's objects, from 20 to 200). A command frees some forty objects of a
