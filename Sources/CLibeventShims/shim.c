@@ -1,5 +1,6 @@
 #include "CLibeventShims.h"
 
+#include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/http_struct.h>
@@ -22,7 +23,7 @@ int vmh_evhttp_reply_has_body(const struct evhttp_request *req, int status) {
     return req->type != EVHTTP_REQ_HEAD && status >= 200 && status != 204 && status != 304;
 }
 
-void vmh_evhttp_request_drop_target(struct evhttp_request *req) {
+void vmh_evhttp_request_drop_unread(struct evhttp_request *req) {
     // NB: libevent allocates these with `mm_malloc`, which is `malloc` unless `event_set_mem_functions` was called
     // (vmhost never calls it), and `evhttp_request_free` skips the NULL ones.
     free(req->uri);
@@ -35,6 +36,10 @@ void vmh_evhttp_request_drop_target(struct evhttp_request *req) {
     req->host_cache = NULL;
     free(req->response_code_line);
     req->response_code_line = NULL;
+    if (req->input_buffer != NULL) evbuffer_free(req->input_buffer);
+    req->input_buffer = NULL;
+    if (req->output_buffer != NULL) evbuffer_free(req->output_buffer);
+    req->output_buffer = NULL;
 }
 
 void vmh_evhttp_request_set_version(struct evhttp_request *req, int major, int minor) {

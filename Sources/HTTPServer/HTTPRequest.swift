@@ -69,9 +69,11 @@ public final class HTTPRequest {
         return String(cString: value)
     }
 
-    /// The number of body bytes received.
+    /// The number of body bytes received. A request whose reply has started as a stream has freed its body
+    /// buffer: its body reads as empty from then on.
     public var bodyCount: Int {
-        evbuffer_get_length(evhttp_request_get_input_buffer(raw))
+        guard let buffer = evhttp_request_get_input_buffer(raw) else { return 0 }
+        return evbuffer_get_length(buffer)
     }
 
     /// The body bytes.
@@ -81,7 +83,7 @@ public final class HTTPRequest {
 
     /// NB: `nonisolated`, so the closure that fills the array does not check its executor on every call.
     nonisolated private static func body(of raw: OpaquePointer) -> [UInt8] {
-        let buffer = evhttp_request_get_input_buffer(raw)
+        guard let buffer = evhttp_request_get_input_buffer(raw) else { return [] }
         let count = evbuffer_get_length(buffer)
         guard count > 0 else { return [] }
         return [UInt8](unsafeUninitializedCapacity: count) { storage, initialized in
@@ -95,7 +97,7 @@ public final class HTTPRequest {
     /// some parsers and "b" to others, so a proxy or client library could check one value while we act on
     /// the other. Refusing it keeps one meaning for every accepted body.
     public func jsonBody() throws(HTTPError) -> JSONValue? {
-        let buffer = evhttp_request_get_input_buffer(raw)
+        guard let buffer = evhttp_request_get_input_buffer(raw) else { return nil }
         let count = evbuffer_get_length(buffer)
         guard count > 0 else { return nil }
         // NB: pullup makes the body contiguous once, so the parser reads it in place without a copy.

@@ -82,11 +82,12 @@ final class ResponseWriter {
 
     /// Frees what a request whose stream has started keeps of its head. A stream holds its request for as long
     /// as it is open (hours), and its header lines are already in the output buffer: the lists would keep ~100
-    /// bytes per header, ~1 KB per stream, and the target, its parsed parts, the peer's address and the reason
-    /// phrase ~200 bytes more, that nothing reads again. What evhttp does read again when the reply ends
-    /// stays: whether the connection closes after it (`Connection`, in the request and the reply).
+    /// bytes per header, ~1 KB per stream, and the target, its parsed parts, the peer's address, the reason
+    /// phrase and the request's two (empty) body buffers ~500 bytes more, that nothing reads again. What evhttp
+    /// does read again when the reply ends stays: whether the connection closes after it (`Connection`, in the
+    /// request and the reply).
     nonisolated private static func dropRequestHead(of raw: OpaquePointer, closing: Bool) {
-        vmh_evhttp_request_drop_target(raw)
+        vmh_evhttp_request_drop_unread(raw)
         if let input = evhttp_request_get_input_headers(raw) {
             let connection = evhttp_find_header(input, "Connection").map { String(cString: $0) }
             evhttp_clear_headers(input)

@@ -61,10 +61,13 @@ public final class ServerSentEventStream: EventSink {
         return evbuffer_get_length(output)
     }
 
-    /// What the stream's request still holds of its head while the stream is open: its target, and the names
-    /// of the request's and the reply's header lines kept (the reply has started: only `Connection` is read
-    /// again). For tests of what a long-lived stream keeps; nil once the stream has ended.
-    package var retainedRequestHead: (target: String?, requestHeaders: [String], replyHeaders: [String])? {
+    /// What the stream's request still holds of its head while the stream is open: its target, the names of the
+    /// request's and the reply's header lines kept (the reply has started: only `Connection` is read again), and
+    /// whether it still has its body and reply buffers. For tests of what a long-lived stream keeps; nil once the
+    /// stream has ended.
+    package var retainedRequestHead:
+        (target: String?, requestHeaders: [String], replyHeaders: [String], hasBuffers: Bool)?
+    {
         guard isOpen else { return nil }
         func names(_ list: UnsafeMutablePointer<evkeyvalq>?) -> [String] {
             var names: [String] = []
@@ -77,7 +80,8 @@ public final class ServerSentEventStream: EventSink {
         }
         return (
             evhttp_request_get_uri(raw).map { String(cString: $0) },
-            names(evhttp_request_get_input_headers(raw)), names(evhttp_request_get_output_headers(raw))
+            names(evhttp_request_get_input_headers(raw)), names(evhttp_request_get_output_headers(raw)),
+            evhttp_request_get_input_buffer(raw) != nil || evhttp_request_get_output_buffer(raw) != nil
         )
     }
 

@@ -114,7 +114,7 @@ struct HTTPServerLifecycleTests {
 
     /// A stream holds its evhttp request for as long as it is open (hours): once the reply has started, the
     /// request keeps of its head only what evhttp reads again when the stream ends, whether the connection
-    /// closes after it. Its target and the other header lines of both sides are gone.
+    /// closes after it. Its target, the other header lines of both sides and its body buffers are gone.
     @Test func aStreamsRequestKeepsOnlyWhetherTheConnectionClosesOnceTheReplyHasStarted() async throws {
         let (server, state) = makeServer()
         let port = try server.start()
@@ -130,13 +130,13 @@ struct HTTPServerLifecycleTests {
         try #require(await eventually { state.streams.count == 2 })
 
         let kept = try #require(state.streams[0].retainedRequestHead)
-        #expect(kept.target == nil && kept.requestHeaders == [] && kept.replyHeaders == [])
+        #expect(kept.target == nil && kept.requestHeaders == [] && kept.replyHeaders == [] && !kept.hasBuffers)
         let keptClosing = try #require(state.streams[1].retainedRequestHead)
         // NB: evhttp reads either side's `Connection`: the reply keeps its own only when the server closes
         // (draining), not when it echoes the request's.
         #expect(
             keptClosing.target == nil && keptClosing.requestHeaders == ["Connection"]
-                && keptClosing.replyHeaders == [])
+                && keptClosing.replyHeaders == [] && !keptClosing.hasBuffers)
 
         // What was kept still works: the stream's connection closes after its end.
         state.streams[1].end()

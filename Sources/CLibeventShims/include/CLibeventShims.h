@@ -95,11 +95,15 @@ void *vmh_sscanf_definition(void);
 /// function; for tests comparing this process's `sscanf` with glibc's).
 int vmh_scan_three(void *scan, const char *s, const char *format, int *first, int *second, char *third);
 
-/// Frees what `req` keeps of its request and status lines once its reply has started: the target and its parsed
-/// parts, the peer's address and the reason phrase (~200 bytes). evhttp reads them only to dispatch the request
-/// and to write the reply's head, and `evhttp_request_free` skips the ones set to NULL here. For streams, which
-/// hold their request for as long as they are open; `evhttp_request_get_uri` returns NULL afterwards.
-void vmh_evhttp_request_drop_target(struct evhttp_request *req);
+/// Frees what `req` keeps that evhttp no longer reads once its reply has started as a stream: the target and its
+/// parsed parts, the peer's address and the reason phrase (~200 bytes), and the request's body and reply buffers
+/// (two empty `evbuffer`s, 320 bytes with the allocator's rounding). evhttp reads the target to dispatch the
+/// request, the reason phrase to write the reply's head, the body buffer while it reads a body and the reply
+/// buffer when it writes a whole reply; a stream's chunks go from the caller's buffer to the connection's, and
+/// `evhttp_request_free` skips what is NULL here. For streams, which hold their request for as long as they are
+/// open; `evhttp_request_get_uri`, `evhttp_request_get_input_buffer` and `evhttp_request_get_output_buffer`
+/// return NULL afterwards.
+void vmh_evhttp_request_drop_unread(struct evhttp_request *req);
 
 /// evhttp writes the status line and every header line of a response with `evbuffer_add_printf` (glibc's
 /// `vsnprintf` underneath: ~1,300 instructions a line, a fifth of a GET's instructions). vmhost defines that
