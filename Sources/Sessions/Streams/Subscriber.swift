@@ -31,7 +31,7 @@ final class Subscriber: ChannelObserver {
     private init(sink: any EventSink, channel: StateChannel, format: StreamFormat) {
         self.channel = channel
         self.format = format
-        writer = EventStreamWriter(sink: sink, parts: [channel.name])
+        writer = EventStreamWriter(sink: sink, parts: channel.parts)
     }
 
     isolated deinit {
