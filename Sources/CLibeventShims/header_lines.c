@@ -19,11 +19,11 @@ static int vmh_names_equal(const char *name, size_t length, const char *other) {
     return 1;
 }
 
-/// Whether a header named `name` may be a line of the folded entry: evhttp never reads it, and the entry's
-/// name, taken up to the first colon, is the header's.
+/// Whether a header named `name` may be a line of the folded entry: evhttp never reads it. (The scan in
+/// `vmh_header_lines_fold` refuses a name with a colon: the entry's name is taken up to the first one.)
 static int vmh_may_fold(const char *name, size_t length) {
-    if (length == 0 || memchr(name, ':', length) != NULL) return 0;
     switch (length) {
+    case 0: return 0;
     case 4: return !vmh_names_equal(name, length, "date");
     case 10: return !vmh_names_equal(name, length, "connection");
     case 14: return !vmh_names_equal(name, length, "content-length");
@@ -33,24 +33,34 @@ static int vmh_may_fold(const char *name, size_t length) {
     }
 }
 
-/// Whether `bytes` hold CR or LF (`evhttp_add_header` refuses those) or NUL (which ends the C string it
-/// would have been given: the header as evhttp would keep it is not these bytes).
-static int vmh_has_forbidden_byte(const char *bytes, size_t length) {
-    return length > 0
-        && (memchr(bytes, '\r', length) != NULL || memchr(bytes, '\n', length) != NULL
-            || memchr(bytes, '\0', length) != NULL);
+/// Whether `bytes` hold CR or LF (`evhttp_add_header` refuses those), NUL (which ends the C string it would
+/// have been given: the header as evhttp would keep it is not these bytes), or, with `colon_too`, a colon.
+/// NB: one pass over bytes that are mostly short: cheaper than a `memchr` per byte sought (callgrind: ~500
+/// instructions a header with four `memchr`s a side).
+static int vmh_has_forbidden_byte(const char *bytes, size_t length, int colon_too) {
+    for (size_t i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)bytes[i];
+        if (c > ':') continue;
+        if (c == '\r' || c == '\n' || c == '\0' || (colon_too && c == ':')) return 1;
+    }
+    return 0;
+}
+
+/// Makes room for `length` more bytes.
+static int vmh_header_lines_reserve(struct vmh_header_lines *lines, size_t length) {
+    if (length <= lines->capacity - lines->length) return 0;
+    size_t capacity = lines->capacity < 256 ? 256 : lines->capacity;
+    while (capacity - lines->length < length) capacity *= 2;
+    char *grown = realloc(lines->bytes, capacity);
+    if (grown == NULL) return -1;
+    lines->bytes = grown;
+    lines->capacity = capacity;
+    return 0;
 }
 
 int vmh_header_lines_append(struct vmh_header_lines *lines, const char *bytes, size_t length) {
     if (length == 0) return 0;
-    if (length > lines->capacity - lines->length) {
-        size_t capacity = lines->capacity < 256 ? 256 : lines->capacity;
-        while (capacity - lines->length < length) capacity *= 2;
-        char *grown = realloc(lines->bytes, capacity);
-        if (grown == NULL) return -1;
-        lines->bytes = grown;
-        lines->capacity = capacity;
-    }
+    if (vmh_header_lines_reserve(lines, length) != 0) return -1;
     memcpy(lines->bytes + lines->length, bytes, length);
     lines->length += length;
     return 0;
@@ -58,16 +68,21 @@ int vmh_header_lines_append(struct vmh_header_lines *lines, const char *bytes, s
 
 int vmh_header_lines_fold(
     struct vmh_header_lines *lines, const char *name, size_t name_length, const char *value, size_t value_length) {
-    if (!vmh_may_fold(name, name_length) || vmh_has_forbidden_byte(name, name_length)
-        || vmh_has_forbidden_byte(value, value_length)) {
+    if (!vmh_may_fold(name, name_length) || vmh_has_forbidden_byte(name, name_length, 1)
+        || vmh_has_forbidden_byte(value, value_length, 0)) {
         return 0;
     }
-    size_t start = lines->length;
-    if (vmh_header_lines_append(lines, name, name_length) != 0 || vmh_header_lines_append(lines, ": ", 2) != 0
-        || vmh_header_lines_append(lines, value, value_length) != 0 || vmh_header_lines_append(lines, "\r\n", 2) != 0) {
-        lines->length = start;
-        return -1;
-    }
+    if (vmh_header_lines_reserve(lines, name_length + value_length + 4) != 0) return -1;
+    char *line = lines->bytes + lines->length;
+    memcpy(line, name, name_length);
+    line += name_length;
+    *line++ = ':';
+    *line++ = ' ';
+    if (value_length > 0) memcpy(line, value, value_length);
+    line += value_length;
+    *line++ = '\r';
+    *line++ = '\n';
+    lines->length += name_length + value_length + 4;
     if (name_length == 12 && vmh_names_equal(name, name_length, "content-type")) lines->has_content_type = 1;
     return 1;
 }

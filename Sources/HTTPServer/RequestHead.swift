@@ -24,8 +24,10 @@ enum RequestHead {
         else { return false }
         var entry = input.pointee.tqh_first
         while let header = entry {
-            // NB: evhttp's own comparison (ASCII only, as it matched the first), and the executable's fast one.
-            if evutil_ascii_strcasecmp(header.pointee.key, "Content-Length") == 0,
+            // NB: evhttp's own comparison (ASCII only, as it matched the first), and the executable's fast one,
+            // called only for names starting with `c` (most names differ there: those cost no call).
+            if let key = header.pointee.key, key.pointee | 0x20 == CChar(UInt8(ascii: "c")),
+                evutil_ascii_strcasecmp(key, "Content-Length") == 0,
                 strcmp(header.pointee.value, first) != 0
             {
                 return true

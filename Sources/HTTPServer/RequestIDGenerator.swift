@@ -5,12 +5,13 @@ import CLibevent
 /// A client's own `X-Request-ID` is kept when it is 1 to 64 characters of `[A-Za-z0-9._-]` (anything else
 /// could forge log lines); otherwise the id is `<random 32-bit hex prefix of this server>-<counter>`.
 struct RequestIDGenerator {
-    private let prefix: String
+    /// The prefix's hex digits.
+    private let prefix: [UInt8]
     private var counter: UInt64 = 0
 
     init() {
         var generator = SystemRandomNumberGenerator()
-        prefix = String(UInt32.random(in: .min ... .max, using: &generator), radix: 16)
+        prefix = Array(String(UInt32.random(in: .min ... .max, using: &generator), radix: 16).utf8)
     }
 
     /// The id of the evhttp request `raw`.
@@ -22,7 +23,34 @@ struct RequestIDGenerator {
             if Self.isAcceptable(value) { return value }
         }
         counter += 1
-        return "\(prefix)-\(counter)"
+        return Self.generated(prefix: prefix, counter: counter)
+    }
+
+    /// `<prefix>-<counter>`, written byte by byte: up to 15 bytes (a counter below 1,000,000 with an 8-digit
+    /// prefix) it is a small string, made without an allocation. NB: string interpolation cost ~650 instructions
+    /// per request (callgrind), this ~100.
+    static func generated(prefix: [UInt8], counter: UInt64) -> String {
+        var digits = 1
+        var rest = counter / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        return String(unsafeUninitializedCapacity: prefix.count + 1 + digits) { bytes in
+            var end = 0
+            for byte in prefix {
+                bytes[end] = byte
+                end += 1
+            }
+            bytes[end] = UInt8(ascii: "-")
+            end += 1 + digits
+            var value = counter
+            for index in stride(from: end - 1, to: end - 1 - digits, by: -1) {
+                bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+            return end
+        }
     }
 
     /// Whether a client-given id is kept.
