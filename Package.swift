@@ -14,7 +14,7 @@ let hotCodeLayout = [
 ]
 
 /// Which of the release server's symbols its dynamic symbol table lists: only the ones libraries loaded with it
-/// look up there (docs/performance.md, "Memory at start"). `-static-stdlib` links with `--export-dynamic`, which
+/// look up there (docs/performance.md, tenth stop). `-static-stdlib` links with `--export-dynamic`, which
 /// listed every public symbol of vmhost's modules and their packages (~4,300): 380 KB of symbol table and names,
 /// resident because the loader searches the executable first for every symbol a library binds. The ones that
 /// stay: those a library the link sees refers to (the functions `CLibeventShims` defines again, jemalloc's
