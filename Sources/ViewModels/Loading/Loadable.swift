@@ -31,14 +31,6 @@ public enum Loadable<Value: Sendable & Equatable, Request: Sendable & Equatable>
         return nil
     }
 
-    /// Whether a load is in flight.
-    /// NB: matched without binding the request: a host asks this at every change of the state, and binding
-    /// copied the request.
-    public var isLoading: Bool {
-        if case .loading = self { return true }
-        return false
-    }
-
     /// The failure, when the last load failed.
     public var error: UpstreamError? {
         if case .failed(let error, _) = self { return error }
