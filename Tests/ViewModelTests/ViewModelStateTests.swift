@@ -86,6 +86,29 @@ struct ViewModelStateTests {
         ])
     }
 
+    /// The results member compares the results in place (`sameResults`): the same answer as the results' `==`
+    /// for every pair of cases, and of payloads within a case.
+    @Test func searchResultsComparedInPlaceAgreeWithEquality() {
+        let page1 = SearchResults(searchString: "kittens", totalResults: 90, page: 1, pages: 3, photos: photos(0..<3))
+        var page2 = page1
+        page2.page = 2
+        let timedOut = UpstreamError(kind: .network, message: "timed out")
+        let refused = UpstreamError(kind: .network, message: "refused")
+        let first = SearchRequest(text: "kittens", page: 1)
+        let second = SearchRequest(text: "kittens", page: 2)
+        let results: [Loadable<SearchResults, SearchRequest>] = [
+            .idle, .loading(first, previous: nil), .loading(first, previous: page1), .loading(second, previous: page1),
+            .loaded(page1), .loaded(page2), .failed(timedOut, previous: nil), .failed(timedOut, previous: page1),
+            .failed(refused, previous: page1),
+        ]
+        for old in results {
+            for new in results {
+                let same = SearchState.sameResults(SearchState(results: old), SearchState(results: new))
+                #expect(same == (old == new), "\(old) → \(new)")
+            }
+        }
+    }
+
     /// `SearchState` keeps its fields in a shared box: copies must still behave as independent values.
     @Test func searchStateCopiesAreIndependentValues() {
         let page1 = SearchResults(searchString: "kittens", totalResults: 90, page: 1, pages: 3, photos: photos(0..<3))

@@ -191,7 +191,7 @@ public struct SearchState: ViewModelState {
     /// Whether `a` and `b` show the same results.
     /// NB: one `switch` per side, comparing the payloads of equal cases: `a.results == b.results` copied both
     /// values to compare them (every reference in them retained and released) at every change of the state.
-    private static func sameResults(_ a: SearchState, _ b: SearchState) -> Bool {
+    static func sameResults(_ a: SearchState, _ b: SearchState) -> Bool {
         switch a.results {
         case .idle:
             switch b.results {
