@@ -360,7 +360,13 @@ public final class StateChannel {
 
     /// The start of a patch up to the `version` operation's value (`JSONPatchOperation`'s serialisation of
     /// `replace /version`).
-    private static let versionOperationHead = Array(#"[{"op":"replace","path":"/version","value":"#.utf8)
+    /// NB: taken from the operation's own serialisation (its value, `0`, and the closing brace dropped), so the
+    /// format has one source.
+    private static let versionOperationHead: [UInt8] = {
+        var bytes = [UInt8(ascii: "[")]
+        JSONPatchOperation.replace(path: JSONPointer(tokens: ["version"]), value: .int(0)).serialize(into: &bytes)
+        return Array(bytes.dropLast(2))
+    }()
 
     /// `state` without its `version` member, if it has one.
     static func unversioned(_ state: JSONValue) -> JSONValue {

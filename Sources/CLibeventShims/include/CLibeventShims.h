@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <stdarg.h>
 
+#include "decimal.h"
+
 struct evhttp_request;
 struct evhttp_connection;
 struct evbuffer;
