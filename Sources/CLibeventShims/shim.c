@@ -1,6 +1,8 @@
 #include "CLibeventShims.h"
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/http_struct.h>
@@ -17,6 +19,25 @@ void vmh_evhttp_send_framed_chunk(
     req->chunked = 0;
     evhttp_send_reply_chunk_with_cb(req, framed, cb, arg);
     req->chunked = chunked;
+}
+
+int vmh_bufferevent_write_now(struct bufferevent *bev) {
+    struct evbuffer *output = bufferevent_get_output(bev);
+    evutil_socket_t fd = bufferevent_getfd(bev);
+    if (fd < 0 || evbuffer_get_length(output) == 0) return 0;
+    // NB: a socket bufferevent keeps the front of its output frozen: only its own write callback drains it.
+    evbuffer_unfreeze(output, 1);
+    evbuffer_write(output, fd);
+    evbuffer_freeze(output, 1);
+    // NB: what is left (or all of it, on an error such as the client gone) goes with the bufferevent's own write
+    // (which reports the error): bytes added to the output straight (not through evhttp) may not have enabled it.
+    if (evbuffer_get_length(output) != 0) {
+        bufferevent_enable(bev, EV_WRITE);
+        return 0;
+    }
+    bufferevent_disable(bev, EV_WRITE);
+    bufferevent_trigger(bev, EV_WRITE, 0);
+    return 1;
 }
 
 int vmh_evhttp_reply_has_body(const struct evhttp_request *req, int status) {

@@ -31,8 +31,8 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
     private init() {
         // With curl's NOSIGNAL and many sockets, a peer closing mid-write must not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        guard let base = event_base_new() else {
-            fatalError("event_base_new failed: libevent cannot create an event base")
+        guard let base = Self.makeBase() else {
+            fatalError("event_base_new_with_config failed: libevent cannot create an event base")
         }
         self.base = base
         wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
@@ -54,6 +54,24 @@ public final class EventLoop: SerialExecutor, @unchecked Sendable {
             }, context)
         event_add(wakeFromOtherThreads, nil)
         startThread()
+    }
+
+    /// The kernel interface libevent runs the loop on, as libevent names it (`epoll (with changelist)` on Linux).
+    public var backend: String {
+        event_base_get_method(base).map { String(cString: $0) } ?? "unknown"
+    }
+
+    /// A base on epoll with its changelist: the changes made to one descriptor's events during a loop turn reach
+    /// the kernel as one `epoll_ctl` when the turn ends (none when they cancel out, as the write event that a
+    /// reply enables and the server's write at the end of the turn disables again), instead of one call per
+    /// change. NB: libevent's caveat for it is descriptors cloned with `dup`, which share one epoll registration;
+    /// vmhost registers none (sockets, an eventfd, libevent's own signal socketpair). Measured alone (`strace
+    /// -c`, 10 rounds of the 1,000-session benchmark): 77,228 → 49,064 `epoll_ctl` calls.
+    private static func makeBase() -> OpaquePointer? {
+        guard let config = event_config_new() else { return nil }
+        defer { event_config_free(config) }
+        _ = event_config_set_flag(config, Int32(EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST.rawValue))
+        return event_base_new_with_config(config)
     }
 
     private func startThread() {

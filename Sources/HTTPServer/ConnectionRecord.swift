@@ -36,6 +36,8 @@ final class ConnectionRecord {
     var outputWaiting = 0
     /// evhttp freed the connection: nothing may touch the bufferevent through this record any more.
     var isClosed = false
+    /// Its output is to be written at the end of this loop turn (``OutputFlusher``).
+    var flushScheduled = false
 
     init(bufferevent: OpaquePointer, headDeadline: ContinuousClock.Instant, writeTimeout: Duration) {
         self.bufferevent = bufferevent

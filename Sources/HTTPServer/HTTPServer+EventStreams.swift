@@ -26,6 +26,7 @@ extension HTTPServer {
             on: request.raw, requestID: request.requestID, compressed: compressed,
             vary: configuration.compressStreams, closing: closesConnections
         )
+        if let record = request.connection { flusher.schedule(record) }
         report(request.routePattern, request.method, 200, requestID: request.requestID, started: started)
         start(stream)
     }

@@ -38,6 +38,8 @@ public final class HTTPServer {
     let deadlines: ConnectionDeadlines
     private var requestIDs = RequestIDGenerator()
     let writer = ResponseWriter()
+    /// Writes the replies and stream writes of a loop turn at its end.
+    package let flusher = OutputFlusher()
     /// Open event streams by their connection (a connection carries at most one stream at a time).
     var streams: [OpaquePointer: ServerSentEventStream] = [:]
     var keepaliveTimer: LoopTimer?
@@ -304,7 +306,10 @@ public final class HTTPServer {
         writer.send(
             response, to: request.raw, requestID: request.requestID, method: request.method, closing: closesConnections
         )
-        if let connection = request.connection { deadlines.awaitNextRequest(on: connection) }
+        if let connection = request.connection {
+            deadlines.awaitNextRequest(on: connection)
+            flusher.schedule(connection)
+        }
         report(request.routePattern, request.method, response.status, requestID: request.requestID, started: started)
     }
 

@@ -19,6 +19,9 @@ public final class ServerSentEventStream: EventSink {
     private let raw: OpaquePointer
     /// The evhttp connection carrying the stream.
     let connection: OpaquePointer
+    /// The connection's record, whose output the server writes at the end of the loop turn (nil: evhttp writes
+    /// it when the socket is next writable).
+    private let record: ConnectionRecord?
     /// The connection's output buffer (its bufferevent's, fixed for the connection's life): what a write checks
     /// first, without going through the connection and its bufferevent every time.
     private let output: OpaquePointer?
@@ -46,6 +49,7 @@ public final class ServerSentEventStream: EventSink {
         self.raw = request.raw
         self.encoder = compressed ? GzipStreamEncoder() : nil
         self.connection = connection
+        self.record = request.connection
         if let bufferevent = evhttp_connection_get_bufferevent(connection) {
             output = bufferevent_get_output(bufferevent)
         } else {
@@ -83,6 +87,13 @@ public final class ServerSentEventStream: EventSink {
             names(evhttp_request_get_input_headers(raw)), names(evhttp_request_get_output_headers(raw)),
             evhttp_request_get_input_buffer(raw) != nil || evhttp_request_get_output_buffer(raw) != nil
         )
+    }
+
+    /// Whether the socket's write event is enabled on the stream's connection (evhttp enables it for the bytes
+    /// it queues; the server's writes at the end of a loop turn leave it disabled). For tests; false once closed.
+    package var writeEventEnabled: Bool {
+        guard isOpen, let bufferevent = evhttp_connection_get_bufferevent(connection) else { return false }
+        return bufferevent_get_enabled(bufferevent) & Int16(EV_WRITE) != 0
     }
 
     /// Writes raw event bytes (already framed as SSE), compressing them for a gzip stream. Returns false
@@ -193,6 +204,14 @@ public final class ServerSentEventStream: EventSink {
             }
         } else {
             callback = nil
+            // NB: straight into the connection's output, written with the turn's other writes (``OutputFlusher``):
+            // without evhttp, which would enable the socket's write event again and set its write callback
+            // (one that asked for the drain stays set, and is still owed). A body is checked as evhttp would.
+            if let record, let output, vmh_evhttp_reply_has_body(raw, 200) != 0 {
+                evbuffer_add_buffer(output, scratch)
+                server.flusher.schedule(record)
+                return true
+            }
         }
         if framed {
             vmh_evhttp_send_framed_chunk(raw, scratch, callback, context)
@@ -202,6 +221,7 @@ public final class ServerSentEventStream: EventSink {
         // NB: evhttp leaves the bytes when it sends no body (a HEAD request): they must not reach the next stream.
         let left = evbuffer_get_length(scratch)
         if left > 0 { evbuffer_drain(scratch, left) }
+        if let record { server.flusher.schedule(record) }
         return true
     }
 

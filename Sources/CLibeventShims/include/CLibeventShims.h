@@ -26,6 +26,17 @@ int vmh_evhttp_request_is_chunked(const struct evhttp_request *req);
 void vmh_evhttp_send_framed_chunk(
     struct evhttp_request *req, struct evbuffer *framed, void (*cb)(struct evhttp_connection *, void *), void *arg);
 
+struct bufferevent;
+
+/// Writes what waits in the output buffer of `bev` (a socket bufferevent) to its socket, as far as the socket takes
+/// it, instead of when the loop next finds the socket writable. When all of it went, does what the bufferevent
+/// does then: disables its write event (enabled by the write that queued the bytes: within one loop turn, the
+/// epoll changelist then makes no system call for either) and runs its write callback, evhttp's (a reply
+/// written whole is finished: evhttp frees the request and the connection reads its next one or closes, freeing
+/// the bufferevent once this returns). What is left waits for the bufferevent's own write (its write event is
+/// enabled). Returns 1 when the output was written whole, else 0 (nothing to write, or some left).
+int vmh_bufferevent_write_now(struct bufferevent *bev);
+
 struct evkeyvalq;
 
 /// A reply's header lines that evhttp never reads, collected to go into its header list as one entry.
