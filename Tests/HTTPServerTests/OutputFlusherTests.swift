@@ -51,4 +51,26 @@ struct OutputFlusherTests {
         #expect(server.flusher.writtenWhole == written + 1, "both writes of the turn went in one")
         await server.shutdown()
     }
+
+    /// What a stalled reader's socket does not take of a stream's write waits for the socket's write event, which
+    /// the end of the turn enables (bytes put in the output without evhttp enable nothing): the reader gets the
+    /// rest as it reads, with no further write to carry it.
+    @Test func whatAStalledReadersSocketDoesNotTakeGoesAsItReads() async throws {
+        let (server, state) = makeServer(
+            HTTPServerConfiguration(port: 0, keepaliveInterval: .seconds(3600), streamMaxPendingBytes: 64 << 20))
+        let port = try server.start()
+        let client = try await ServerConnection.open(port: port, receiveBufferBytes: 4096)
+        defer { client.close() }
+        _ = try await client.getHead("/events")
+        try #require(await eventually { state.streams.count == 1 })
+        let stream = state.streams[0]
+        let event = Array("data: ".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 16 << 20) + Array("\n\n".utf8)
+
+        #expect(stream.send(event))
+        try #require(await eventually { stream.writeEventEnabled }, "16 MB do not fit the sockets: the rest waits")
+        #expect(stream.pendingBytes > 0)
+        #expect(try await client.nextChunk() == event)
+        #expect(await eventually { stream.pendingBytes == 0 })
+        await server.shutdown()
+    }
 }
