@@ -44,7 +44,9 @@ public final class RedisServerProcess: @unchecked Sendable {
 
     /// Starts `redis-server` and waits until it answers `PING`.
     /// - Throws: ``TestClientError`` when it cannot start or does not answer within `timeout`.
-    public func start(timeout: Duration = .seconds(10)) async throws {
+    /// NB: 30 s by default: in CI's AddressSanitizer run, with the whole suite in parallel on two cores, a start
+    /// once took longer than 10 s.
+    public func start(timeout: Duration = .seconds(30)) async throws {
         guard child == nil else { return }
         let arguments =
             [
@@ -97,7 +99,7 @@ public final class RedisServerProcess: @unchecked Sendable {
     }
 
     /// Kills the server and starts a fresh one on the same port (empty, unless ``persistent``).
-    public func restart(timeout: Duration = .seconds(10)) async throws {
+    public func restart(timeout: Duration = .seconds(30)) async throws {
         kill()
         try await start(timeout: timeout)
     }

@@ -152,9 +152,10 @@ struct SearchAPITests {
 
     @Test func tenSessionsSearchingTheSameTextCauseOneUpstreamRequest() async throws {
         try await withApp { app in
-            // NB: a 2 s upstream latency keeps the first search in flight while the other nine commands
-            // arrive, even on a slow runner: they share it rather than finding it cached.
-            await app.setUpstream(FakeUpstreamBehavior(latency: .seconds(2)))
+            // NB: a 5 s upstream latency keeps the first search in flight while the other nine commands
+            // arrive, even on a slow runner: they share it rather than finding it cached. (2 s was not enough
+            // once, in CI's AddressSanitizer run with the whole suite in parallel: one found it cached.)
+            await app.setUpstream(FakeUpstreamBehavior(latency: .seconds(5)))
             var ids: [String] = []
             for _ in 0..<10 { ids.append(try await app.createSession()) }
             for id in ids {
