@@ -37,6 +37,10 @@ public final class ServerSentEventStream: EventSink {
     public private(set) var isOpen = true
     /// A write was refused: every write asks for the drain callback until it comes.
     private var drainWanted = false
+    /// A write asked for the drain callback and it has not come yet. NB: evhttp keeps the callback set until a
+    /// write through it replaces it, and the writes that go straight into the output do not: without this, it
+    /// would come again at every later drain.
+    private var drainAsked = false
     /// The gzip state of a compressed stream (the client sent `Accept-Encoding: gzip`); nil for plain text.
     private var encoder: GzipStreamEncoder?
     /// Called once when the stream ends, whichever side ended it.
@@ -191,11 +195,12 @@ public final class ServerSentEventStream: EventSink {
         // NB: measured: a drain callback on every write cost ~10% CPU per delivery in the fan-out benchmark.
         // Only writes that leave the connection more than half full ask to hear about the drain; a refused
         // write always follows such a write, so `onDrain` still fires once the slow reader catches up.
-        // NB: evhttp keeps one write callback per connection and a plain chunk clears it: once a write was
-        // refused, every write must ask again, or a keepalive in between would lose the reader's resync.
+        // NB: evhttp keeps one write callback per connection and a plain chunk through it clears it: once a write
+        // was refused, every write must ask again, or a keepalive in between would lose the reader's resync.
         let callback: (@convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void)?
         var context: UnsafeMutableRawPointer?
         if drainWanted || pending + count > maxPendingBytes / 2 {
+            drainAsked = true
             context = Unmanaged.passUnretained(self).toOpaque()
             callback = { _, context in
                 guard let context else { return }
@@ -249,6 +254,8 @@ public final class ServerSentEventStream: EventSink {
     }
 
     private func drained() {
+        guard drainAsked else { return }
+        drainAsked = false
         drainWanted = false
         guard isOpen else { return }
         onDrain?()

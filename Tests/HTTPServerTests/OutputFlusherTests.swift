@@ -73,4 +73,33 @@ struct OutputFlusherTests {
         #expect(await eventually { stream.pendingBytes == 0 })
         await server.shutdown()
     }
+
+    /// A drain is told once, when the output a write asked about has gone: evhttp keeps the drain callback set,
+    /// and the writes after it, which go straight into the output, must not hear it again at every drain.
+    @Test func aDrainIsToldOnceNotAtEveryLaterWrite() async throws {
+        let (server, state) = makeServer(
+            HTTPServerConfiguration(port: 0, keepaliveInterval: .seconds(3600), streamMaxPendingBytes: 64 * 1024))
+        let port = try server.start()
+        let client = try await ServerConnection.open(port: port)
+        defer { client.close() }
+        _ = try await client.getHead("/events")
+        try #require(await eventually { state.streams.count == 1 })
+        let stream = state.streams[0]
+        var drains = 0
+        stream.onDrain = { drains += 1 }
+
+        // More than half the bound at once: the write asks to hear about the drain.
+        let large = Array("data: ".utf8) + [UInt8](repeating: UInt8(ascii: "y"), count: 40 * 1024) + Array("\n\n".utf8)
+        #expect(stream.send(large))
+        #expect(try await client.nextChunk() == large)
+        #expect(await eventually { drains == 1 }, "told once its output drained")
+
+        for round in 1...3 {
+            #expect(stream.send(Array("data: \(round)\n\n".utf8)))
+            #expect(try await client.nextChunk() == Array("data: \(round)\n\n".utf8))
+        }
+        #expect(await eventually { stream.pendingBytes == 0 })
+        #expect(drains == 1, "the small writes after it drained without telling it again")
+        await server.shutdown()
+    }
 }
