@@ -19,8 +19,9 @@ public final class ServerSentEventStream: EventSink {
     private let raw: OpaquePointer
     /// The evhttp connection carrying the stream.
     let connection: OpaquePointer
-    /// The connection's record, whose output the server writes at the end of the loop turn (nil: evhttp writes
-    /// it when the socket is next writable).
+    /// The connection's record, whose output the server writes at the end of the loop turn: the stream's bytes go
+    /// straight into that output. Nil when they go through evhttp, written when the socket is next writable: a
+    /// connection the server keeps no record of, and a `HEAD` request's stream, which evhttp sends no body for.
     private let record: ConnectionRecord?
     /// The connection's output buffer (its bufferevent's, fixed for the connection's life): what a write checks
     /// first, without going through the connection and its bufferevent every time.
@@ -53,12 +54,13 @@ public final class ServerSentEventStream: EventSink {
         self.raw = request.raw
         self.encoder = compressed ? GzipStreamEncoder() : nil
         self.connection = connection
-        self.record = request.connection
         if let bufferevent = evhttp_connection_get_bufferevent(connection) {
             output = bufferevent_get_output(bufferevent)
         } else {
             output = nil
         }
+        // NB: decided once: a write then checks one optional, not the output and the request's method each time.
+        record = output != nil && request.method != .head ? request.connection : nil
         self.server = server
         self.maxPendingBytes = maxPendingBytes
     }
@@ -211,8 +213,8 @@ public final class ServerSentEventStream: EventSink {
             callback = nil
             // NB: straight into the connection's output, written with the turn's other writes (``OutputFlusher``):
             // without evhttp, which would enable the socket's write event again and set its write callback
-            // (one that asked for the drain stays set, and is still owed). A body is checked as evhttp would.
-            if let record, let output, vmh_evhttp_reply_has_body(raw, 200) != 0 {
+            // (one that asked for the drain stays set, and is still owed).
+            if let record, let output {
                 evbuffer_add_buffer(output, scratch)
                 server.flusher.schedule(record)
                 return true

@@ -42,11 +42,13 @@ public final class RedisServerProcess: @unchecked Sendable {
     /// `redis://127.0.0.1:PORT/database`.
     public func url(database: Int = 0) -> String { "redis://127.0.0.1:\(port)/\(database)" }
 
+    /// How long a start waits for `PING` unless told. NB: 30 s: in CI's AddressSanitizer run, with the whole suite
+    /// in parallel on two cores, a start once took longer than 10 s.
+    public static let startTimeout: Duration = .seconds(30)
+
     /// Starts `redis-server` and waits until it answers `PING`.
     /// - Throws: ``TestClientError`` when it cannot start or does not answer within `timeout`.
-    /// NB: 30 s by default: in CI's AddressSanitizer run, with the whole suite in parallel on two cores, a start
-    /// once took longer than 10 s.
-    public func start(timeout: Duration = .seconds(30)) async throws {
+    public func start(timeout: Duration = startTimeout) async throws {
         guard child == nil else { return }
         let arguments =
             [
@@ -99,7 +101,7 @@ public final class RedisServerProcess: @unchecked Sendable {
     }
 
     /// Kills the server and starts a fresh one on the same port (empty, unless ``persistent``).
-    public func restart(timeout: Duration = .seconds(30)) async throws {
+    public func restart(timeout: Duration = startTimeout) async throws {
         kill()
         try await start(timeout: timeout)
     }

@@ -102,4 +102,22 @@ struct OutputFlusherTests {
         #expect(drains == 1, "the small writes after it drained without telling it again")
         await server.shutdown()
     }
+
+    /// A `HEAD` request's stream sends no body: its writes go through evhttp, which drops them, not straight into
+    /// the connection's output; the connection's next answer is the next request's.
+    @Test func aHeadRequestsStreamWritesNoBody() async throws {
+        let (server, state) = makeServer(HTTPServerConfiguration(port: 0, keepaliveInterval: .seconds(3600)))
+        let port = try server.start()
+        let client = try await ServerConnection.open(port: port)
+        defer { client.close() }
+        #expect(try await client.getHead("/events", method: "HEAD").header("Content-Type") == "text/event-stream")
+        try #require(await eventually { state.streams.count == 1 })
+        let stream = state.streams[0]
+
+        #expect(stream.send(Array("data: one\n\n".utf8)))
+        #expect(stream.pendingBytes == 0, "nothing queued")
+        stream.end()
+        #expect(try await client.get("/hello").json == ["hello": "world"])
+        await server.shutdown()
+    }
 }

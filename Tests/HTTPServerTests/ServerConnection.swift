@@ -27,12 +27,12 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
-    /// Sends `GET path` with `headers` (whole lines) and returns the response head only (a stream's body
-    /// follows in chunks).
-    func getHead(_ path: String, headers: [String] = []) async throws -> TestHTTPResponse {
+    /// Sends `GET path` (or `method`) with `headers` (whole lines) and returns the response head only (a stream's
+    /// body follows in chunks).
+    func getHead(_ path: String, headers: [String] = [], method: String = "GET") async throws -> TestHTTPResponse {
         let extra = headers.map { $0 + "\r\n" }.joined()
         return try await offPool {
-            try self.socket.write("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(extra)\r\n")
+            try self.socket.write("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(extra)\r\n")
             return try self.socket.readResponseHead()
         }
     }
