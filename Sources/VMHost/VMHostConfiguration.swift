@@ -1,3 +1,4 @@
+import HTTPServer
 import JSON
 import Logging
 import Redis
@@ -63,6 +64,29 @@ public struct VMHostConfiguration: Sendable, Equatable {
     /// How long a journal command may take before Redis counts as unavailable (`redisTimeoutMilliseconds`).
     public var redisTimeout = Duration.milliseconds(2_000)
 
+    // Authentication, limits and abuse (API.md). Authentication is off unless a key source is set.
+
+    /// The HS256 secret's file (`authHs256SecretFile`): its bytes, trailing white space trimmed, at least 32.
+    public var authHS256SecretFile: String?
+    /// A JWKS file with RS256, ES256 or EdDSA public keys (`authJwksFile`).
+    public var authJWKSFile: String?
+    /// The `iss` every token must carry (`authIssuer`).
+    public var authIssuer: String?
+    /// The `aud` every token must carry (`authAudience`).
+    public var authAudience: String?
+    /// Sessions one token subject may hold at once (`maxSessionsPerSubject`).
+    public var maxSessionsPerSubject = 20
+    /// Open event streams per session (`maxStreamsPerSession`); one more is `429 too_many_streams`.
+    public var maxStreamsPerSession = 8
+    /// The per-session bucket of upstream loads that commands start (`upstreamCallsPerMinute`).
+    public var upstreamCallsPerMinute = 120
+    /// The bytes of idempotency answers a session keeps (`idempotencyBytesPerSession`).
+    public var idempotencyBytesPerSession = 64 * 1024
+    /// Origins besides the server's own whose pages may `POST` (`allowedOrigins`, comma-separated).
+    public var allowedOrigins: [String] = []
+    /// The port that alone serves `/metrics` (`metricsPort`; 0 picks a free one); nil serves it on the public port.
+    public var metricsPort: Int?
+
     /// The built-in defaults.
     public init() {}
 
@@ -102,6 +126,13 @@ extension VMHostConfiguration {
         ("fakeUpstreamLatencyMilliseconds", "VMHOST_FAKE_UPSTREAM_LATENCY_MS"),
         ("redisUrl", "VMHOST_REDIS_URL"), ("nodeId", "VMHOST_NODE_ID"),
         ("redisTimeoutMilliseconds", "VMHOST_REDIS_TIMEOUT_MS"),
+        ("authHs256SecretFile", "VMHOST_AUTH_HS256_SECRET_FILE"), ("authJwksFile", "VMHOST_AUTH_JWKS_FILE"),
+        ("authIssuer", "VMHOST_AUTH_ISSUER"), ("authAudience", "VMHOST_AUTH_AUDIENCE"),
+        ("maxSessionsPerSubject", "VMHOST_MAX_SESSIONS_PER_SUBJECT"),
+        ("maxStreamsPerSession", "VMHOST_MAX_STREAMS_PER_SESSION"),
+        ("upstreamCallsPerMinute", "VMHOST_UPSTREAM_CALLS_PER_MINUTE"),
+        ("idempotencyBytesPerSession", "VMHOST_IDEMPOTENCY_BYTES_PER_SESSION"),
+        ("allowedOrigins", "VMHOST_ALLOWED_ORIGINS"), ("metricsPort", "VMHOST_METRICS_PORT"),
     ]
 
     /// Builds the configuration from its four layers.
@@ -162,6 +193,26 @@ extension VMHostConfiguration {
             }
             return value
         }
+        func nonEmpty() throws(ConfigurationError) -> String {
+            guard !value.isEmpty else { throw ConfigurationError(description: "\(source): '\(key)' must not be empty") }
+            return value
+        }
+        /// `scheme://host[:port]` each, comma-separated, as browsers send them in `Origin`.
+        func origins() throws(ConfigurationError) -> [String] {
+            let list = value.split(separator: ",").map { String($0.trimmingHTTPWhitespace()) }.filter { !$0.isEmpty }
+            for origin in list {
+                let rest =
+                    origin.hasPrefix("https://")
+                    ? origin.dropFirst(8) : origin.hasPrefix("http://") ? origin.dropFirst(7) : ""
+                guard !rest.isEmpty, !rest.contains("/"), origin == origin.lowercased() else {
+                    throw ConfigurationError(
+                        description:
+                            "\(source): 'allowedOrigins' must list origins like https://app.example.com, comma-separated"
+                    )
+                }
+            }
+            return list
+        }
         switch key {
         case "host": host = value
         case "port": port = try integer(0...65535)
@@ -209,6 +260,16 @@ extension VMHostConfiguration {
             }
             nodeID = value
         case "redisTimeoutMilliseconds": redisTimeout = .milliseconds(try integer(10...600_000))
+        case "authHs256SecretFile": authHS256SecretFile = try nonEmpty()
+        case "authJwksFile": authJWKSFile = try nonEmpty()
+        case "authIssuer": authIssuer = try nonEmpty()
+        case "authAudience": authAudience = try nonEmpty()
+        case "maxSessionsPerSubject": maxSessionsPerSubject = try integer(1...1_000_000)
+        case "maxStreamsPerSession": maxStreamsPerSession = try integer(1...1_000)
+        case "upstreamCallsPerMinute": upstreamCallsPerMinute = try integer(1...1_000_000)
+        case "idempotencyBytesPerSession": idempotencyBytesPerSession = try integer(1024...64 * 1024 * 1024)
+        case "allowedOrigins": allowedOrigins = try origins()
+        case "metricsPort": metricsPort = try integer(0...65535)
         default: throw ConfigurationError(description: "\(source): unknown setting '\(key)'")
         }
     }

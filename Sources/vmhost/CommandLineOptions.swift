@@ -51,6 +51,24 @@ struct CommandLineOptions: Equatable {
             name: "--log-level", value: "LEVEL", key: "logLevel",
             help: "trace, debug, info, notice, warning, error or critical"
         ),
+        Flag(
+            name: "--auth-hs256-secret-file", value: "FILE", key: "authHs256SecretFile",
+            help: "turn authentication on: JWTs signed with HS256 by this secret (at least 32 bytes)"
+        ),
+        Flag(
+            name: "--auth-jwks-file", value: "FILE", key: "authJwksFile",
+            help: "turn authentication on: JWTs signed by a key of this JWKS (RS256, ES256, EdDSA)"
+        ),
+        Flag(name: "--auth-issuer", value: "ISS", key: "authIssuer", help: "the iss every token must carry"),
+        Flag(name: "--auth-audience", value: "AUD", key: "authAudience", help: "the aud every token must carry"),
+        Flag(
+            name: "--allowed-origins", value: "LIST", key: "allowedOrigins",
+            help: "origins besides the server's own whose pages may POST (comma-separated)"
+        ),
+        Flag(
+            name: "--metrics-port", value: "N", key: "metricsPort",
+            help: "serve /metrics on this port only (the public port answers 404 for it)"
+        ),
     ]
 
     /// Parses the arguments after the program name: `--name value` or `--name=value`, `-h`/`--help`.
