@@ -49,6 +49,9 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "CHiredisShims", dependencies: ["CHiredis", "CLibevent"]),
         .target(name: "CLibeventShims", dependencies: ["CLibevent"]),
+        // OpenSSL's libcrypto behind typed functions: digests (session ids in Redis, logs and the proxy) and JWT
+        // signature checks. libcrypto is loaded anyway, through libcurl's TLS.
+        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         // What the executable gives C libraries in its process: jemalloc's options, GnuTLS's initialization skipped.
         .target(name: "CLibraryOptions"),
 
