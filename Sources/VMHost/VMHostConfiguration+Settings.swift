@@ -8,11 +8,16 @@ extension VMHostConfiguration {
     public static let settings: [Setting] = [
         .text("host", "VMHOST_HOST", "ADDR", "address to listen on", \.host),
         .integer("port", "VMHOST_PORT", "port to listen on (0 picks a free port)", \.port, 0...65535),
-        .url("flickrUrl", "VMHOST_FLICKR_URL", "Flickr REST endpoint (the URL that ?method=... is appended to)", \.flickrURL),
-        .optionalText("flickrApiKey", "FLICKR_API_KEY", "KEY", "Flickr API key: the real Flickr API; never logged", \.flickrAPIKey),
+        .url(
+            "flickrUrl", "VMHOST_FLICKR_URL", "Flickr REST endpoint (the URL that ?method=... is appended to)",
+            \.flickrURL),
+        .optionalText(
+            "flickrApiKey", "FLICKR_API_KEY", "KEY", "Flickr API key: the real Flickr API; never logged", \.flickrAPIKey
+        ),
         .url("productsUrl", "VMHOST_PRODUCTS_URL", "product API base that /products?... is appended to", \.productsURL),
         .choice("productsFormat", "VMHOST_PRODUCTS_FORMAT", "product API dialect", \.productsFormat),
-        .integer("productsPageSize", "VMHOST_PRODUCTS_PAGE_SIZE", "products asked for per page", \.productsPageSize, 1...100),
+        .integer(
+            "productsPageSize", "VMHOST_PRODUCTS_PAGE_SIZE", "products asked for per page", \.productsPageSize, 1...100),
         .choice("logLevel", "VMHOST_LOG_LEVEL", "least severe log level written", \.logLevel),
         .duration(
             "sessionIdleTimeoutSeconds", "VMHOST_SESSION_IDLE_TIMEOUT",
@@ -57,7 +62,8 @@ extension VMHostConfiguration {
             "upstreamMaxResponseBytes", "VMHOST_UPSTREAM_MAX_RESPONSE_BYTES", "largest upstream answer read",
             \.upstreamMaxResponseBytes, 1024...1024 * 1024 * 1024),
         .duration(
-            "upstreamCacheSeconds", "VMHOST_UPSTREAM_CACHE_SECONDS", "seconds Flickr answers are reused (0: not cached)",
+            "upstreamCacheSeconds", "VMHOST_UPSTREAM_CACHE_SECONDS",
+            "seconds Flickr answers are reused (0: not cached)",
             \.upstreamCacheTTL, .seconds(1), 0...86_400),
         .duration(
             "fakeUpstreamLatencyMilliseconds", "VMHOST_FAKE_UPSTREAM_LATENCY_MS",
@@ -65,7 +71,8 @@ extension VMHostConfiguration {
             .milliseconds(1), 0...600_000),
         Setting(
             key: "redisUrl", environment: "VMHOST_REDIS_URL", valueName: "URL",
-            help: "Redis journal (redis://[user:password@]host:port/db): sessions survive restarts and move between nodes",
+            help:
+                "Redis journal (redis://[user:password@]host:port/db): sessions survive restarts and move between nodes",
             apply: { configuration, value throws(SettingValueError) in
                 do {
                     _ = try RedisConfiguration(url: value)
@@ -76,7 +83,8 @@ extension VMHostConfiguration {
             },
             value: { $0.redisURL.map(JSONValue.string) ?? .null }
         ),
-        .optionalText("nodeId", "VMHOST_NODE_ID", "ID", "this node's id in X-VMHost-Node (default host:port)", \.nodeID) {
+        .optionalText("nodeId", "VMHOST_NODE_ID", "ID", "this node's id in X-VMHost-Node (default host:port)", \.nodeID)
+        {
             value in
             !value.isEmpty && value.utf8.count <= 64 && value.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
                 ? nil : "must be 1 to 64 printable ASCII characters"
@@ -146,7 +154,8 @@ extension VMHostConfiguration {
         var text = "| key | flag | environment | default | meaning |\n|---|---|---|---|---|\n"
         for setting in settings {
             let shown = setting.defaultText.map { "`\($0)`" } ?? "unset"
-            text += "| `\(setting.key)` | `\("\(setting.flag) \(setting.valueName)".replacingPipes)` | `\(setting.environment)` | \(shown) "
+            text +=
+                "| `\(setting.key)` | `\("\(setting.flag) \(setting.valueName)".replacingPipes)` | `\(setting.environment)` | \(shown) "
             text += "| \(setting.help.replacingPipes) |\n"
         }
         return text
