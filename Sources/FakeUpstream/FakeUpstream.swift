@@ -19,7 +19,8 @@ import Logging
 ///   (a colour of its own per photo), for ``imageBaseURL``; `404` for any other. Latency and faults do not
 ///   apply, so an offline run always shows its pictures.
 /// - `GET /_control` (behaviour and request counts); `PUT /_control` with
-///   `{"latencyMs", "fault", "faultCount", "slowDelayMs"}` to change the behaviour.
+///   `{"latencyMs", "fault", "faultCount", "slowDelayMs", "emptySearches"}` to change the behaviour
+///   (`"emptySearches": true`: every search finds nothing, whatever its text).
 ///
 /// Every endpoint but `/_control` and the images takes the latency and the faults. The `business` fault answers
 /// HTTP 200 with `success: false` (envelope) or `stat: fail` code 100 (Flickr); DummyJSON has no in-body failure,
@@ -139,7 +140,8 @@ public final class FakeUpstream {
             lastFlickrSearchText = text
             answer = FlickrFixtures.search(
                 text: text, page: query["page"].flatMap { Int($0) } ?? 1,
-                perPage: query["per_page"].flatMap { Int($0) } ?? FlickrFixtures.defaultPerPage
+                perPage: query["per_page"].flatMap { Int($0) } ?? FlickrFixtures.defaultPerPage,
+                empty: behavior.emptySearches
             )
         case "flickr.photos.getFavorites", "flickr.photos.comments.getList", "flickr.photos.getInfo":
             let photoID = query["photo_id"] ?? ""
@@ -258,6 +260,10 @@ public final class FakeUpstream {
                 throw .invalidField("faultCount", "must be a positive integer or null")
             }
             next.faultCount = value
+        }
+        if let empty = body["emptySearches"], !empty.isNull {
+            guard let value = empty.boolValue else { throw .invalidField("emptySearches", "must be a boolean") }
+            next.emptySearches = value
         }
         behavior = next
         return .response(.json(controlState))

@@ -26,15 +26,20 @@ public struct FakeUpstreamBehavior: Sendable, Equatable {
     public var faultCount: Int?
     /// The delay of the `slow` fault.
     public var slowDelay: Duration
+    /// Whether every `flickr.photos.search` finds nothing (`total` 0, no photos), whatever its text: an
+    /// ordinary word then shows a client's empty-results screen.
+    public var emptySearches: Bool
 
     /// Creates a behaviour; the default answers at once with no fault.
     public init(
-        latency: Duration = .zero, fault: FakeFault? = nil, faultCount: Int? = nil, slowDelay: Duration = .seconds(3)
+        latency: Duration = .zero, fault: FakeFault? = nil, faultCount: Int? = nil, slowDelay: Duration = .seconds(3),
+        emptySearches: Bool = false
     ) {
         self.latency = latency
         self.fault = fault
         self.faultCount = faultCount
         self.slowDelay = slowDelay
+        self.emptySearches = emptySearches
     }
 
     var json: JSONValue {
@@ -46,6 +51,7 @@ public struct FakeUpstreamBehavior: Sendable, Equatable {
             "slowDelayMs": .int(
                 Int(slowDelay.components.seconds * 1000 + slowDelay.components.attoseconds / 1_000_000_000_000_000)
             ),
+            "emptySearches": .bool(emptySearches),
         ]
     }
 }

@@ -27,11 +27,13 @@ enum FlickrFixtures {
         return 1 + Int(StableHash.fnv1a(text) % UInt64(maxTotal))
     }
 
-    /// The `flickr.photos.search` answer.
-    static func search(text: String, page requestedPage: Int, perPage requestedPerPage: Int) -> JSONValue {
+    /// The `flickr.photos.search` answer; `empty` finds nothing whatever the text.
+    static func search(text: String, page requestedPage: Int, perPage requestedPerPage: Int, empty: Bool = false)
+        -> JSONValue
+    {
         let perPage = min(max(requestedPerPage, 1), maxPerPage)
         let page = max(requestedPage, 1)
-        let total = total(for: text)
+        let total = empty ? 0 : total(for: text)
         let pages = (total + perPage - 1) / perPage
         let seed = StableHash.fnv1a(text)
         let start = (page - 1) * perPage

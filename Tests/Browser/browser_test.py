@@ -5,6 +5,12 @@ Runs the scenario at a desktop size (1280x900) and a phone size (390x844); exits
 The photo step opens a search result in the detail view (PhotoState over the multiplexed stream), keeps a
 screenshot of it (SCREENSHOT_DIR/{desktop,phone}-06b-photo.png) and closes it with Escape.
 
+--fake-url URL: the embedded fake upstream of the vmhost at BASE_URL (its `/_control` injects faults, latency and
+empty results): the scenario then also drives the error, empty, loading and cancel screens. --binary PATH: the vmhost
+binary, for the restart scenarios (`restart_scenario`): a vmhost of its own on a free port, using that fake upstream,
+stopped and started again while the page stays open, without Redis and with a redis-server of its own. Every screen
+(and the open photo) also gets an axe-core 4 run (axe-selenium-python 3.0.0): no serious or critical violation.
+
 --h2: BASE_URL is HAProxy's TLS edge of `scripts/cluster` (https, HTTP/2, a self-signed certificate). The scenario
 runs once, at the desktop size (label h2-desktop), with Chromium ignoring certificate errors, and also checks that
 the page, the `/v1/` requests and the event stream went over HTTP/2 and that the thumbnails, which the nodes'
@@ -13,8 +19,13 @@ embedded fake upstream serves over plain http://127.0.0.1, load in the https pag
 
 import argparse
 import json
+import os
+import signal
+import socket
 import ssl
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 import urllib.error
@@ -29,6 +40,11 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+try:
+    from axe_selenium_python import Axe
+except ImportError:  # pragma: no cover - scripts/browser-test installs it
+    Axe = None
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 TIMEOUT = 15
@@ -41,8 +57,11 @@ class StepFailed(Exception):
 class Scenario:
     """One browser window running the whole scenario at one window size."""
 
-    def __init__(self, base_url, screenshots, label, width, height, touch=False, h2=False):
+    def __init__(self, base_url, screenshots, label, width, height, touch=False, h2=False, fake_url=None):
         self.base_url = base_url.rstrip("/")
+        self.fake_url = fake_url
+        self.words = {word: f"{word} {label}" for word in (
+            "fjords", "glaciers", "volcanoes", "harbor", "forest", "meadow")}
         self.touch = touch
         self.h2 = h2
         # (type, url, protocol) of every response Chromium received (h2 pass only: from its performance log).
@@ -144,6 +163,52 @@ class Scenario:
             "return Array.from(document.querySelectorAll('[data-testid=\"photo-title\"]'))"
             ".map(e => e.textContent);"
         )
+
+    def control(self, **behavior):
+        """Sets the fake upstream's behaviour (PUT /_control; what is not given is reset)."""
+        request = urllib.request.Request(
+            self.fake_url + "/_control", method="PUT", data=json.dumps(behavior).encode(),
+            headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=5) as response:
+            if response.status != 200:
+                raise StepFailed(f"PUT /_control answered {response.status}")
+
+    def axe(self, screen):
+        """axe-core 4 on the page as it is: no serious or critical violation."""
+        if Axe is None:
+            raise StepFailed("axe-selenium-python is not installed")
+        axe = Axe(self.driver)
+        axe.inject()
+        results = axe.run()
+        version = results.get("testEngine", {}).get("version", "?")
+        if not version.startswith("4."):
+            raise StepFailed(f"axe-core {version}, expected 4.x")
+        bad = [v for v in results["violations"] if v.get("impact") in ("serious", "critical")]
+        if bad:
+            summary = [(v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]]) for v in bad]
+            raise StepFailed(f"axe-core {version} on {screen}: {summary}")
+        print(f"[{self.label}]   axe-core {version} on {screen}: no serious or critical violation "
+              f"({len(results['violations'])} minor)", flush=True)
+
+    def url(self):
+        return self.js("return location.pathname + location.search + location.hash;")
+
+    def active_testid(self):
+        return self.js("return document.activeElement && document.activeElement.dataset.testid;")
+
+    def shown(self, testid):
+        return self.js(f'const e = document.querySelector(\'[data-testid="{testid}"]\'); '
+                       'return !!e && !e.hidden && e.getClientRects().length > 0;')
+
+    def text_of(self, testid):
+        return self.js(f'const e = document.querySelector(\'[data-testid="{testid}"]\'); '
+                       'return e ? e.textContent.trim() : null;')
+
+    def search_and_settle(self, text):
+        self.js("window.scrollTo(0, 0);")
+        self.type_search(text)
+        self.by_testid("search-go").click()
+        return self.wait_search_settled(text)
 
     def collect_responses(self):
         """Moves the responses in Chromium's performance log (drained by each read) to `self.responses`."""
@@ -317,7 +382,11 @@ class Scenario:
         recent = [b.get_attribute("data-search") for b in self.all_by_testid("recent-search")]
         if recent[:2] != ["sunset", "kittens"]:
             raise StepFailed(f"recent searches are {recent}, expected sunset then kittens")
+        self.wait(lambda: "?q=sunset#search" in self.url(), "the URL to say ?q=sunset")
+        self.wait(lambda: "“sunset”" in driver.title, "the page title to name the query")
         self.shot("05-sunset")
+        if not self.h2:
+            self.axe("the search results")
 
         self.step("clicking the recent search 'kittens' brings its results back")
         button = driver.find_element(By.CSS_SELECTOR, '[data-testid="recent-search"][data-search="kittens"]')
@@ -327,7 +396,30 @@ class Scenario:
             raise StepFailed("the recent search did not bring back the 'kittens' photos")
         self.wait(lambda: self.by_testid("search-input").get_attribute("value") == "kittens",
                   "the search field to show 'kittens'")
+        # The highlight is on the chip that was clicked (now first), and so is the focus.
+        self.wait(
+            lambda: self.js("const c = document.querySelector('[data-testid=\"recent-search\"][aria-current=\"true\"]');"
+                            "return c && c.dataset.search;") == "kittens"
+            and self.js("return document.activeElement.dataset.search;") == "kittens",
+            "the highlight and the focus on the clicked chip 'kittens'")
         self.shot("06-recent-kittens")
+
+        self.step("keyboard: a photo card's focus ring is drawn in full")
+        self.by_testid("search-input").click()
+        for _ in range(40):
+            if self.active_testid() == "photo-open":
+                break
+            ActionChains(driver).send_keys(Keys.TAB).perform()
+        if self.active_testid() != "photo-open":
+            raise StepFailed("Tab never reached a photo card")
+        ring = self.js(
+            "const f = document.activeElement; const card = f.closest('[data-testid=\"photo\"]');"
+            "return [f.matches(':focus-visible'), getComputedStyle(card).boxShadow, getComputedStyle(f).outlineStyle,"
+            " getComputedStyle(f).outlineOffset, getComputedStyle(card.parentElement).overflow];")
+        if not ring[0] or "rgba(11, 99, 206" not in ring[1] or ring[2] == "none" or not ring[3].startswith("-") \
+                or ring[4] != "visible":
+            raise StepFailed(f"the focused card has no full focus ring: {ring}")
+        self.shot("06a-focus-ring")
 
         self.step("a search result opens its photo: detail view, then Escape closes it")
         self.check_photo_detail(again["photos"][0])
@@ -352,7 +444,14 @@ class Scenario:
         for testid in ("product-title", "product-price"):
             if not first_product.find_element(By.CSS_SELECTOR, f'[data-testid="{testid}"]').text.strip():
                 raise StepFailed(f"the first product has an empty {testid}")
+        if not driver.title.startswith("Products") or not self.url().endswith("#products"):
+            raise StepFailed(f"title {driver.title!r} and URL {self.url()!r} on the products screen")
+        # The envelope format's amounts name no currency: none is shown.
+        if any(p.get_attribute("data-currency") for p in self.all_by_testid("product-price")):
+            raise StepFailed("a currency is shown for the envelope format's amounts")
         self.shot("07-products")
+        if not self.h2:
+            self.axe("the products")
 
         if self.touch:
             self.step("products: pull to refresh with a touch gesture")
@@ -381,6 +480,12 @@ class Scenario:
         tab.send_keys("\ue012")  # ArrowLeft
         self.wait(lambda: self.by_testid("panel-search").is_displayed(), "the search screen via the keyboard")
 
+        if self.fake_url:
+            self.check_shared_link()
+            self.check_errors()
+            self.check_cancel_and_empty()
+            self.check_product_errors()
+
         if self.h2:
             self.step("every API request went over HTTP/2")
             self.check_requests_h2()
@@ -408,8 +513,10 @@ class Scenario:
             By.CSS_SELECTOR, f'[data-testid="photo"][data-photo-id="{photo["id"]}"] [data-testid="photo-open"]'
         )
         self.js("arguments[0].scrollIntoView({block: 'center'});", tile)
+        before_open = self.url()
         tile.click()
         self.wait(lambda: self.by_testid("photo-view").is_displayed(), "the photo detail view")
+        self.wait(lambda: self.url().endswith("#photo/" + photo["id"]), "the URL to name the open photo")
         if self.js("return document.activeElement && document.activeElement.dataset.testid;") != "photo-close":
             raise StepFailed("the detail view did not move the focus to its close button")
         self.wait(
@@ -458,7 +565,38 @@ class Scenario:
             raise StepFailed("the detail view does not show the photo state: " + "; ".join(problems))
         print(f"[{self.label}]   photo {photo['id']}: {len(detail['tags'])} tags, {len(comments)} comments",
               flush=True)
+        if self.driver.title != expected_title + " · vmhost":
+            raise StepFailed(f"the page title is {self.driver.title!r} with the photo open")
+        # One date format, the browser's locale's, for the photo's date and the comments' alike.
+        dates = self.js(
+            "const f = new Intl.DateTimeFormat(undefined, {dateStyle: 'medium', timeStyle: 'short'});"
+            "const s = window.vmhost.state.photo;"
+            "return [s.detail.value.takenAt ? f.format(new Date(s.detail.value.takenAt)) : '–',"
+            " document.querySelector('[data-testid=\"photo-taken\"]').textContent,"
+            " s.comments.value.map((c) => f.format(new Date(c.createdAt))),"
+            " Array.from(document.querySelectorAll('[data-testid=\"photo-comment\"] time')).map((t) => t.textContent)];")
+        if dates[0] != dates[1] or dates[2] != dates[3]:
+            raise StepFailed(f"dates not in the one locale format: {dates}")
         self.shot("06b-photo")
+        if not self.h2:
+            self.axe("the open photo")
+
+        # Tab and Shift+Tab stay in the dialog.
+        for keys in [Keys.TAB] * 12 + [Keys.SHIFT + Keys.TAB] * 4:
+            ActionChains(self.driver).send_keys(keys).perform()
+            if not self.js("return document.getElementById('photo-view').contains(document.activeElement);"):
+                raise StepFailed(f"the focus left the photo dialog: {self.js('return document.activeElement.outerHTML;')[:120]}")
+
+        # Back closes the photo (its history entry), Forward opens it again.
+        self.driver.back()
+        self.wait(lambda: not self.by_testid("photo-view").is_displayed(), "Back to close the photo")
+        self.wait(lambda: self.url() == before_open, f"the URL back to {before_open}")
+        self.wait(lambda: (p := self.photo_state()) is not None and p["photoId"] is None,
+                  "the server's photo closed after Back")
+        self.driver.forward()
+        self.wait(lambda: self.by_testid("photo-view").is_displayed()
+                  and (p := self.photo_state()) is not None and p["photoId"] == photo["id"]
+                  and p["detail"]["status"] == "loaded", "Forward to open the photo again")
 
         ActionChains(self.driver).send_keys(Keys.ESCAPE).perform()
         self.wait(lambda: not self.by_testid("photo-view").is_displayed(), "Escape to close the detail view")
@@ -469,6 +607,193 @@ class Scenario:
         )
         if self.js("return document.activeElement && document.activeElement.dataset.testid;") != "photo-open":
             raise StepFailed("closing the detail view did not give the focus back to the photo")
+        self.wait(lambda: "#photo/" not in self.url(), "the URL without the photo after Escape")
+
+    def check_shared_link(self):
+        """A link with ?q= and #photo/<id> opens the same screen in a new session (a tab of its own)."""
+        self.step("a shared link ?q=…#photo/<id> opens the same screen")
+        sunset = self.search_state()["recentSearches"]
+        photo = self.photo_state()
+        link_query = "kittens"
+        photo_id = self.wait_search_settled_any()["photos"][1]["id"]
+        old_session = self.js("return sessionStorage.getItem('vmhost.sessionId');")
+        self.js("sessionStorage.clear();")
+        self.driver.get(f"{self.base_url}/?q={link_query}#photo/{photo_id}")
+        self.wait(lambda: self.by_testid("photo-view").is_displayed(), "the photo of the link")
+        self.wait(lambda: (p := self.photo_state()) is not None and p["photoId"] == photo_id
+                  and p["detail"]["status"] == "loaded", "the photo of the link to load")
+        if self.js("return sessionStorage.getItem('vmhost.sessionId');") == old_session:
+            raise StepFailed("the link did not start a new session")
+        self.shot("09-shared-link")
+        self.driver.find_element(By.TAG_NAME, "body")
+        ActionChains(self.driver).send_keys(Keys.ESCAPE).perform()
+        self.wait(lambda: not self.by_testid("photo-view").is_displayed(), "Escape to close the linked photo")
+        self.wait_search_settled(link_query)
+        self.wait(lambda: self.url() == f"/?q={link_query}#search", "the URL ?q=kittens#search after closing")
+        del sunset, photo
+
+        self.step("a photo's tag searches for it")
+        first = self.wait_search_settled(link_query)["photos"][0]
+        tile = self.driver.find_element(
+            By.CSS_SELECTOR, f'[data-testid="photo"][data-photo-id="{first["id"]}"] [data-testid="photo-open"]')
+        tile.click()
+        self.wait(lambda: (p := self.photo_state()) is not None and p["photoId"] == first["id"]
+                  and p["detail"]["status"] == "loaded" and self.count("photo-tag") == len(p["detail"]["value"]["tags"]),
+                  "the photo to load its tags")
+        buttons = self.all_by_testid("photo-tag-search")
+        if buttons:
+            tag = buttons[0].get_attribute("data-tag")
+            buttons[0].click()
+            self.wait(lambda: not self.by_testid("photo-view").is_displayed(), "the photo to close for the tag")
+            self.wait_search_settled(tag.strip())
+            print(f"[{self.label}]   tag {tag!r} searched", flush=True)
+        else:
+            ActionChains(self.driver).send_keys(Keys.ESCAPE).perform()
+            print(f"[{self.label}]   photo without a searchable tag", flush=True)
+
+    def wait_search_settled_any(self):
+        self.wait(lambda: (s := self.search_state()) is not None and not s["isSearching"]
+                  and s["results"]["value"] is not None, "settled results")
+        return self.search_state()["results"]["value"]
+
+    def check_errors(self):
+        """Errors in words, next to what failed, each with Try again; the same error twice shows twice."""
+        words = self.words
+        self.step("a failed search shows its error at the top, in words, with Try again")
+        self.control(fault="http500")
+        self.js("window.scrollTo(0, 0);")
+        self.type_search(words["fjords"])
+        self.by_testid("search-go").click()
+        self.wait(lambda: self.shown("search-error"), "the search error")
+        banner = self.by_testid("search-error")
+        message = banner.find_element(By.CSS_SELECTOR, '[data-testid="error-message"]').text
+        if message != "Flickr isn’t answering right now." or "Upstream error" in banner.text:
+            raise StepFailed(f"the search error reads {banner.text!r}")
+        if not banner.find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]').is_displayed():
+            raise StepFailed("the search error has no Try again")
+        status = self.text_of("search-status")
+        if words["fjords"] not in status or "failed" not in status:
+            raise StepFailed(f"the status after a failed search reads {status!r}")
+        self.wait(lambda: self.js("return document.getElementById('photos').classList.contains('stale');"),
+                  "the earlier results dimmed under the failed search")
+        self.shot("10-search-error")
+        self.axe("a failed search")
+
+        self.step("the same error again after a success still shows its message and Try again")
+        self.control()
+        self.search_and_settle(words["glaciers"])
+        self.wait(lambda: not self.shown("search-error"), "the error gone after a success")
+        self.control(fault="http500")
+        self.type_search(words["volcanoes"])
+        self.by_testid("search-go").click()
+        self.wait(lambda: self.shown("search-error") and self.text_of("error-message") == "Flickr isn’t answering right now."
+                  and self.by_testid("search-error").find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]')
+                  .is_displayed(), "the repeated error with its message and Try again")
+        self.control()
+        self.by_testid("search-error").find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]').click()
+        self.wait_search_settled(words["volcanoes"])
+        self.wait(lambda: not self.shown("search-error"), "Try again to clear the error")
+
+        self.step("a failed page shows its error at the end of the list, with Try again")
+        before = self.count("photo")
+        self.control(fault="http500")
+        for _ in range(60):
+            self.scroll_to_bottom()
+            if self.shown("photos-error"):
+                break
+            time.sleep(0.1)
+        self.wait(lambda: self.shown("photos-error"), "the load-more error at the end of the list")
+        if self.shown("search-error"):
+            raise StepFailed("a load-more failure shows at the top")
+        below = self.js("const e = document.querySelector('[data-testid=\"photos-error\"]').getBoundingClientRect();"
+                        "const ps = document.querySelectorAll('[data-testid=\"photo\"]');"
+                        "return e.top >= ps[ps.length - 1].getBoundingClientRect().bottom && e.top < innerHeight;")
+        if not below:
+            raise StepFailed("the load-more error is not under the last photo, on screen")
+        if "Flickr isn’t answering right now." not in self.by_testid("photos-error").text:
+            raise StepFailed(f"the load-more error reads {self.by_testid('photos-error').text!r}")
+        self.shot("11-load-more-error")
+        self.control()
+        self.by_testid("photos-error").find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]').click()
+        self.wait(lambda: self.count("photo") > before and not self.shown("photos-error"), "Try again to load the page")
+
+        self.step("a photo that fails to load says so in its sheet, with Try again")
+        self.js("window.scrollTo(0, 0);")
+        self.control(fault="http500")
+        tile = self.all_by_testid("photo-open")[0]
+        tile.click()
+        self.wait(lambda: self.shown("photo-error"), "the error in the photo sheet")
+        if "Flickr isn’t answering right now." not in self.by_testid("photo-error").text:
+            raise StepFailed(f"the photo error reads {self.by_testid('photo-error').text!r}")
+        self.shot("12-photo-error")
+        self.control()
+        self.by_testid("photo-error").find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]').click()
+        self.wait(lambda: (p := self.photo_state())["detail"]["status"] == "loaded"
+                  and p["comments"]["status"] == "loaded" and not self.shown("photo-error"),
+                  "Try again to load the photo")
+        ActionChains(self.driver).send_keys(Keys.ESCAPE).perform()
+        self.wait(lambda: not self.by_testid("photo-view").is_displayed(), "Escape to close the photo")
+
+    def check_cancel_and_empty(self):
+        words = self.words
+        shown = self.wait_search_settled_any()["searchString"]
+        self.step("a new search loading: its query in the status, skeleton cards, earlier results dimmed")
+        self.control(latencyMs=4000)
+        self.js("window.scrollTo(0, 0);")
+        self.type_search(words["forest"])
+        self.by_testid("search-go").click()
+        self.wait(lambda: self.text_of("search-status") == f"Loading photos for “{words['forest']}”…"
+                  and self.shown("photos-skeleton")
+                  and self.js("return document.getElementById('photos').classList.contains('stale');"),
+                  "the loading status, skeletons and dimmed results")
+        self.shot("13-loading")
+        self.step("Cancel puts the shown query back and says the search was cancelled")
+        self.by_testid("search-cancel").click()
+        self.wait(lambda: not self.search_state()["isSearching"]
+                  and self.by_testid("search-input").get_attribute("value") == shown
+                  and f"Search for “{words['forest']}” cancelled." in self.text_of("search-status")
+                  and f"for “{shown}”" in self.text_of("search-status")
+                  and not self.shown("photos-skeleton"), "the cancelled status and the query put back")
+        self.wait(lambda: self.search_state()["searchText"] == shown, "the server's text put back too")
+        self.shot("14-cancelled")
+        self.control()
+
+        self.step("a search with no results says so")
+        self.control(emptySearches=True)
+        self.search_and_settle(words["harbor"])
+        self.wait(lambda: self.shown("photos-empty") and self.text_of("photos-empty").startswith(
+            f"No photos for “{words['harbor']}”"), "the empty-results screen")
+        self.shot("15-empty")
+        self.axe("empty results")
+        self.control()
+
+    def check_product_errors(self):
+        self.step("products: a failed refresh at the top, a failed page at the bottom, each with Try again")
+        self.by_testid("tab-products").click()
+        self.wait(lambda: self.by_testid("panel-products").is_displayed(), "the products screen")
+        self.js("window.scrollTo(0, 0);")
+        self.control(fault="http500")
+        self.by_testid("products-refresh").click()
+        self.wait(lambda: self.shown("products-error"), "the refresh error at the top")
+        if "The product service isn’t answering right now." not in self.by_testid("products-error").text:
+            raise StepFailed(f"the products error reads {self.by_testid('products-error').text!r}")
+        self.control()
+        self.by_testid("products-error").find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]').click()
+        self.wait(lambda: not self.shown("products-error") and not self.products_state()["isRefreshing"]
+                  and self.count("product") == 20, "Try again to refresh")
+        self.control(fault="http500")
+        for _ in range(60):
+            self.scroll_to_bottom()
+            if self.shown("products-more-error"):
+                break
+            time.sleep(0.1)
+        self.wait(lambda: self.shown("products-more-error") and not self.shown("products-error"),
+                  "the load-more error at the bottom only")
+        self.shot("16-products-more-error")
+        self.control()
+        self.by_testid("products-more-error").find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]').click()
+        self.wait(lambda: self.count("product") > 20 and not self.shown("products-more-error"),
+                  "Try again to load the next page")
 
     def check_patch_apply(self):
         """Runs RFC 6902 examples through the page's own apply function."""
@@ -537,6 +862,141 @@ class Scenario:
             pass
 
 
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_port(port, process, what):
+    for _ in range(300):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            if process.poll() is not None:
+                raise StepFailed(f"{what} exited at start") from None
+            time.sleep(0.05)
+    raise StepFailed(f"{what} did not start listening on {port}")
+
+
+class Server:
+    """A vmhost of the restart scenario on a fixed port, using the main run's fake upstream (which keeps its port
+    and its pictures across the restarts), with DummyJSON products; optionally durable in Redis."""
+
+    def __init__(self, binary, fake_url, redis_url=None):
+        self.binary, self.fake_url, self.redis_url = binary, fake_url, redis_url
+        self.port = free_port()
+        self.process = None
+        self.log = tempfile.NamedTemporaryFile(prefix="vmhost-restart-", suffix=".log", delete=False)
+
+    def start(self):
+        command = [self.binary, "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
+                   "--flickr-url", self.fake_url + "/services/rest/", "--products-url", self.fake_url + "/dummyjson",
+                   "--products-format", "dummyjson"]
+        if self.redis_url:
+            command += ["--redis-url", self.redis_url]
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=self.log)
+        wait_port(self.port, self.process, "vmhost")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def close(self):
+        self.stop()
+        self.log.close()
+        os.unlink(self.log.name)
+
+
+class Redis:
+    """A throwaway redis-server on a free port."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.directory = tempfile.mkdtemp(prefix="vmhost-redis-")
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", self.directory], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_port(self.port, self.process, "redis-server")
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def close(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def restart_scenario(scenario, server, durable):
+    """The page stays open while its server is stopped and started again: it says it is offline, keeps what is
+    typed, and after the restart says "Reconnected" and shows what it showed (a new session without Redis, with
+    the query, the photo and the text replayed into it; the same session with Redis)."""
+    s = scenario
+    base = f"http://127.0.0.1:{server.port}"
+    s.base_url = base
+    query, typed = "lighthouse", "harbor seals"
+
+    s.step("a link with ?q= opens with its results (DummyJSON products in US dollars)")
+    s.driver.get(f"{base}/?q={query}#products")
+    s.wait(lambda: s.count("product") > 0, "the DummyJSON products")
+    price = s.by_testid("product-price")
+    if price.get_attribute("data-currency") != "USD" or "$" not in price.text or "USD" not in price.text:
+        raise StepFailed(f"a DummyJSON price without its currency: {price.text!r}")
+    s.by_testid("tab-search").click()
+    value = s.wait_search_settled(query)
+    s.wait(lambda: s.url() == f"/?q={query}#search", "the URL of the search screen")
+    photo = value["photos"][0]
+    tile = s.driver.find_element(
+        By.CSS_SELECTOR, f'[data-testid="photo"][data-photo-id="{photo["id"]}"] [data-testid="photo-open"]')
+    tile.click()
+    s.wait(lambda: (p := s.photo_state()) is not None and p["photoId"] == photo["id"]
+           and p["detail"]["status"] == "loaded", "the photo to open")
+    session = s.js("return sessionStorage.getItem('vmhost.sessionId');")
+
+    s.step("the server stops: the page says so plainly")
+    server.stop()
+    s.wait(lambda: s.by_testid("notice").get_attribute("data-state") == "offline" and s.shown("notice")
+           and "can’t be reached" in s.text_of("notice"), "the offline notice")
+    s.shot("20-offline-photo")
+
+    s.step("the server starts again: Reconnected, the photo and the results are back")
+    server.start()
+    expected = "Reconnected." if durable else "Reconnected. The server had restarted, so your results were reloaded."
+    s.wait(lambda: s.shown("notice") and s.text_of("notice") == expected, f"the notice {expected!r}", timeout=30)
+    s.wait(lambda: (p := s.photo_state()) is not None and p["photoId"] == photo["id"]
+           and p["detail"]["status"] == "loaded" and s.by_testid("photo-view").is_displayed(),
+           "the photo open again on the server")
+    new_session = s.js("return sessionStorage.getItem('vmhost.sessionId');")
+    if (new_session == session) != durable:
+        raise StepFailed(f"session {'replaced' if durable else 'kept'} after the restart (durable={durable})")
+    ActionChains(s.driver).send_keys(Keys.ESCAPE).perform()
+    s.wait(lambda: not s.by_testid("photo-view").is_displayed(), "Escape to close the photo")
+    s.wait_search_settled(query)
+    s.wait(lambda: query in [b.get_attribute("data-search") for b in s.all_by_testid("recent-search")],
+           "the recent search still shown")
+    s.shot("21-reconnected")
+
+    s.step("typing while the server is down: the text is kept, and searched once it is back")
+    server.stop()
+    s.wait(lambda: s.by_testid("notice").get_attribute("data-state") == "offline", "the offline notice again")
+    s.type_search(typed)
+    time.sleep(1)
+    if s.by_testid("search-input").get_attribute("value") != typed or not s.by_testid("search-go").is_enabled():
+        raise StepFailed("the text typed offline was not kept (or Go is disabled)")
+    s.shot("22-typed-offline")
+    server.start()
+    s.wait(lambda: s.shown("notice") and s.text_of("notice").startswith("Reconnected"), "Reconnected", timeout=30)
+    s.wait_search_settled(typed)
+    s.wait(lambda: s.url() == "/?q=harbor%20seals#search" and s.by_testid("search-input").get_attribute("value") == typed,
+           "the typed query in the box and the URL")
+    s.shot("23-typed-searched")
+
+
 def check_assets(base_url, tls_context=None):
     """`/`, `/app.css` and `/app.js`: content types, cache headers, ETag and `304` revalidation."""
 
@@ -580,6 +1040,8 @@ def main():
     parser = argparse.ArgumentParser(description="Headless-Chromium test of vmhost's web client.")
     parser.add_argument("--h2", action="store_true",
                         help="BASE_URL is HAProxy's TLS + HTTP/2 edge (self-signed): desktop size only, h2 checks")
+    parser.add_argument("--fake-url", help="the embedded fake upstream of BASE_URL's vmhost (fault injection)")
+    parser.add_argument("--binary", help="the vmhost binary, for the restart scenarios")
     parser.add_argument("base_url", metavar="BASE_URL")
     parser.add_argument("screenshots", metavar="SCREENSHOT_DIR")
     arguments = parser.parse_args()
@@ -610,7 +1072,8 @@ def main():
         started = time.monotonic()
         scenario = None
         try:
-            scenario = Scenario(base_url, screenshots, label, width, height, touch, h2=arguments.h2)
+            scenario = Scenario(base_url, screenshots, label, width, height, touch, h2=arguments.h2,
+                                fake_url=arguments.fake_url)
             scenario.run()
         except StepFailed as error:
             print(f"FAILED [{label}] step '{scenario.step_name}': {error}", file=sys.stderr)
@@ -631,6 +1094,42 @@ def main():
             if scenario:
                 scenario.close()
         print(f"[{label}] passed in {time.monotonic() - started:.1f}s", flush=True)
+    if arguments.binary and arguments.fake_url:
+        # The restart scenarios: without Redis at both sizes, with Redis at the desktop size.
+        for label, width, height, touch, durable in (
+                ("restart-desktop", 1280, 900, False, False), ("restart-phone", 390, 844, True, False),
+                ("restart-redis-desktop", 1280, 900, False, True)):
+            started = time.monotonic()
+            scenario = server = redis = None
+            try:
+                redis = Redis() if durable else None
+                server = Server(arguments.binary, arguments.fake_url, redis.url if redis else None)
+                server.start()
+                scenario = Scenario(f"http://127.0.0.1:{server.port}", screenshots, label, width, height, touch)
+                restart_scenario(scenario, server, durable)
+            except Exception as error:  # noqa: BLE001 - report which step broke, whatever broke it
+                step = scenario.step_name if scenario else "start"
+                print(f"FAILED [{label}] step '{step}': {error}", file=sys.stderr)
+                if not isinstance(error, StepFailed):
+                    traceback.print_exc()
+                if scenario:
+                    try:
+                        scenario.shot("failure")
+                    except Exception:  # noqa: BLE001
+                        pass
+                if server:
+                    server.log.flush()
+                    with open(server.log.name) as log:
+                        print(log.read()[-3000:], file=sys.stderr)
+                return 1
+            finally:
+                if scenario:
+                    scenario.close()
+                if server:
+                    server.close()
+                if redis:
+                    redis.close()
+            print(f"[{label}] passed in {time.monotonic() - started:.1f}s", flush=True)
     print("browser test: all steps passed")
     return 0
 

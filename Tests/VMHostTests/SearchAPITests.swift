@@ -43,6 +43,32 @@ struct SearchAPITests {
         }
     }
 
+    /// The fake upstream's `PUT /_control {"emptySearches": true}` makes an ordinary word find nothing through
+    /// the whole stack (the web client's "No photos for …" screen); a non-boolean is refused; `false` brings the
+    /// photos back.
+    @Test func emptySearchesSwitchFindsNothingForAnOrdinaryWord() async throws {
+        try await withApp { app in
+            let id = try await app.createSession()
+            let fake = await app.fakeUpstreamURLs()
+            let fakePort = try #require(fake.base.split(separator: ":").last.flatMap { Int($0) })
+            let control = TestHTTPClient(port: fakePort)
+            let wait = [("Prefer", "wait=10")]
+            func search(_ text: String) async throws -> JSONValue? {
+                try await app.client.post(
+                    "/v1/sessions/\(id)/search/execute", json: ["text": .string(text)], headers: wait
+                ).json?["results"]?["value"]
+            }
+            #expect(try await control.request("PUT", "/_control", json: ["emptySearches": true]).status == 200)
+            let empty = try #require(try await search("harbor lights"))
+            #expect(empty["totalResults"] == 0)
+            #expect(empty["photos"]?.arrayValue?.isEmpty == true)
+            #expect(try await control.request("PUT", "/_control", json: ["emptySearches": "yes"]).status == 400)
+            #expect(try await control.request("PUT", "/_control", json: ["emptySearches": false]).status == 200)
+            let found = try #require(try await search("harbor seals"))
+            #expect((found["photos"]?.arrayValue?.count ?? 0) > 0)
+        }
+    }
+
     @Test func searchLoadMoreVisibleAndRecentSearches() async throws {
         try await withApp { app in
             let id = try await app.createSession()

@@ -2721,7 +2721,7 @@ enum EmbeddedResources {
 <script src="/app.js?v={{JS_VERSION}}" defer></script>
 </head>
 <body>
-<a class="skip-link" href="#main">Skip to content</a>
+<a id="skip-link" class="skip-link" href="#main">Skip to content</a>
 <header class="topbar">
   <div class="topbar-inner">
     <span class="brand" aria-hidden="true">vm</span>
@@ -2736,6 +2736,7 @@ enum EmbeddedResources {
       <span class="dot" aria-hidden="true"></span><span class="connection-label">Connecting…</span>
     </span>
   </div>
+  <div id="notice" class="notice" role="status" aria-live="polite" data-state="none" hidden data-testid="notice"></div>
 </header>
 
 <main id="main" tabindex="-1">
@@ -2765,8 +2766,14 @@ enum EmbeddedResources {
       <ul id="recent-list" class="recent-list"></ul>
     </section>
 
+    <div id="photos-empty" class="empty" hidden data-testid="photos-empty">
+      <p class="empty-title" id="photos-empty-title"></p>
+      <p class="hint">Check the spelling, or try a more general word.</p>
+    </div>
+    <ul id="photos-skeleton" class="photo-grid skeleton-grid" aria-hidden="true" hidden data-testid="photos-skeleton"></ul>
     <ul id="photos" class="photo-grid" aria-label="Photos" aria-busy="false" data-testid="photo-grid"></ul>
     <div id="photos-footer" class="list-footer">
+      <div id="photos-error" class="banner" role="alert" hidden data-testid="photos-error"></div>
       <div id="photos-sentinel" class="sentinel" aria-hidden="true" data-testid="photos-sentinel"></div>
       <button id="photos-more" type="button" hidden data-testid="photos-load-more">Load more photos</button>
       <p id="photos-end" class="hint" hidden>That’s all the photos.</p>
@@ -2793,8 +2800,11 @@ enum EmbeddedResources {
       <p id="products-status" class="status" aria-live="polite" data-testid="products-status"></p>
     </div>
 
+    <ul id="products-skeleton" class="product-list skeleton-list" aria-hidden="true" hidden
+        data-testid="products-skeleton"></ul>
     <ul id="products" class="product-list" aria-label="Products" aria-busy="false" data-testid="product-list"></ul>
     <div id="products-footer" class="list-footer">
+      <div id="products-more-error" class="banner" role="alert" hidden data-testid="products-more-error"></div>
       <div id="products-sentinel" class="sentinel" aria-hidden="true" data-testid="products-sentinel"></div>
       <button id="products-more" type="button" hidden data-testid="products-load-more">Load more products</button>
       <p id="products-end" class="hint" hidden>You’ve reached the end of the list.</p>
@@ -2847,6 +2857,10 @@ enum EmbeddedResources {
   --danger: #a4161a; --danger-soft: #fdecec; --ok: #1a7f37; --warn: #b36b00;
   --radius: 12px; --shadow: 0 1px 2px rgba(16, 24, 40, .06), 0 1px 3px rgba(16, 24, 40, .1);
   --focus: 0 0 0 3px rgba(11, 99, 206, .45);
+  --badge-muted-bg: #e4e7eb; --badge-muted-text: #474f59;
+  --notice-offline-bg: #fff4e0; --notice-offline-text: #7a4a00;
+  --notice-ok-bg: #e9f7ee; --notice-ok-text: #14632b;
+  --skeleton: #e4e7eb; --skeleton-shine: #f1f3f5;
   color-scheme: light dark;
 }
 @media (prefers-color-scheme: dark) {
@@ -2856,6 +2870,10 @@ enum EmbeddedResources {
     --danger: #ff8a8a; --danger-soft: #3a1517; --ok: #56d37a; --warn: #f0b45a;
     --shadow: 0 1px 3px rgba(0, 0, 0, .5);
     --focus: 0 0 0 3px rgba(90, 162, 255, .55);
+    --badge-muted-bg: #2b313a; --badge-muted-text: #c3cad3;
+    --notice-offline-bg: #2a2113; --notice-offline-text: #f0b45a;
+    --notice-ok-bg: #12261a; --notice-ok-text: #56d37a;
+    --skeleton: #232830; --skeleton-shine: #2d333c;
   }
 }
 * { box-sizing: border-box; }
@@ -2901,6 +2919,14 @@ h2 { font-size: 1rem; margin: 0 0 .5rem; color: var(--muted); font-weight: 600; 
 .connection .dot { width: .6rem; height: .6rem; border-radius: 50%; background: var(--warn); }
 .connection[data-state="live"] .dot { background: var(--ok); }
 .connection[data-state="reconnecting"] .dot { background: var(--danger); animation: pulse 1s infinite alternate; }
+
+/* The connection notice under the top bar: lost (stays), back again (goes after a while) */
+.notice {
+  max-width: 1100px; margin: 0 auto; padding: .5rem 1rem; font-size: .9rem; font-weight: 600;
+  border-top: 1px solid var(--border);
+}
+.notice[data-state="offline"] { background: var(--notice-offline-bg); color: var(--notice-offline-text); }
+.notice[data-state="reconnected"] { background: var(--notice-ok-bg); color: var(--notice-ok-text); }
 
 /* Panels */
 main { max-width: 1100px; margin: 0 auto; padding: 1.25rem 1rem 3rem; outline: none; }
@@ -2950,6 +2976,9 @@ button.primary:hover:not(:disabled) { filter: brightness(1.08); border-color: va
   width: 28px; height: 28px; border-radius: 50%; object-fit: cover; background: var(--border); flex: none;
 }
 .recent-list .count { color: var(--muted); font-size: .8rem; }
+.recent-list button[aria-current="true"] {
+  border-color: var(--accent); background: var(--accent-soft); color: var(--text); font-weight: 600;
+}
 
 /* Photo grid */
 .photo-grid {
@@ -2960,6 +2989,10 @@ button.primary:hover:not(:disabled) { filter: brightness(1.08); border-color: va
   background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius);
   overflow: hidden; box-shadow: var(--shadow); display: flex; flex-direction: column;
 }
+/* NB: the card clips its picture (overflow: hidden), so a focus ring drawn around the button inside it would be
+   cut off: the card draws the ring around itself, and the button an inner outline. */
+.photo:has(.frame:focus-visible) { box-shadow: var(--focus), var(--shadow); border-color: var(--accent); }
+.photo .frame:focus-visible { box-shadow: none; outline: 3px solid var(--accent); outline-offset: -3px; }
 .photo .frame {
   aspect-ratio: 4 / 3; background: linear-gradient(135deg, var(--accent-soft), var(--border));
   position: relative; overflow: hidden;
@@ -2975,7 +3008,32 @@ button.primary:hover:not(:disabled) { filter: brightness(1.08); border-color: va
 }
 .photo .counts { display: flex; gap: 1rem; margin: 0; font-size: .8rem; color: var(--muted); }
 .photo .count { display: inline-flex; align-items: center; gap: .3rem; font-variant-numeric: tabular-nums; }
-.photo .count[data-loaded="false"] { opacity: .55; }
+.photo .count[data-loaded="false"] { font-style: italic; }
+/* Results of an earlier query while a new one loads (or after it failed): pictures dimmed, text still legible. */
+.photo-grid.stale .frame { opacity: .35; filter: grayscale(.8); }
+.photo-grid.stale .photo { border-style: dashed; }
+.product-list.stale .product img { opacity: .4; }
+
+/* Skeleton cards while a first page or a new search loads */
+.skeleton-grid { margin-bottom: .75rem; }
+.skeleton .frame, .skeleton .bar {
+  background: linear-gradient(90deg, var(--skeleton) 0%, var(--skeleton-shine) 50%, var(--skeleton) 100%);
+  background-size: 200% 100%; animation: shimmer 1.4s linear infinite;
+}
+.skeleton .frame { aspect-ratio: 4 / 3; cursor: default; }
+.skeleton .bar { display: block; height: .8rem; border-radius: 4px; width: 80%; }
+.skeleton .bar.short { width: 45%; }
+.product.skeleton { min-height: 5rem; }
+.product.skeleton .body { display: flex; flex-direction: column; gap: .5rem; }
+.skeleton-list { margin-bottom: .6rem; }
+@keyframes shimmer { from { background-position: 100% 0; } to { background-position: -100% 0; } }
+
+/* No results */
+.empty {
+  margin: 1rem 0; padding: 2rem 1rem; text-align: center; background: var(--surface);
+  border: 1px dashed var(--border); border-radius: var(--radius);
+}
+.empty-title { margin: 0; font-size: 1.15rem; font-weight: 600; }
 .icon { width: 1em; height: 1em; fill: currentColor; flex: none; }
 .icon-heart { color: #d6336c; }
 
@@ -3001,7 +3059,7 @@ button.primary:hover:not(:disabled) { filter: brightness(1.08); border-color: va
   display: inline-block; font-size: .75rem; font-weight: 600; padding: .1rem .5rem; border-radius: 999px;
   background: var(--accent-soft); color: var(--accent); white-space: nowrap;
 }
-.badge.muted { background: var(--border); color: var(--muted); }
+.badge.muted { background: var(--badge-muted-bg); color: var(--badge-muted-text); }
 
 /* Footers and pull-to-refresh */
 .list-footer { display: flex; flex-direction: column; align-items: center; gap: .5rem; margin-top: 1rem; }
@@ -3044,6 +3102,12 @@ body.has-dialog { overflow: hidden; }
 .photo-tags .tag {
   background: var(--accent-soft); color: var(--accent); border-radius: 999px; padding: .1rem .6rem; font-size: .8rem;
 }
+.photo-tags .tag:has(.tag-button) { padding: 0; }
+.photo-tags .tag-button {
+  min-height: 1.75rem; padding: .1rem .6rem; border-radius: 999px; border: 1px solid transparent;
+  background: transparent; color: inherit; font-size: inherit;
+}
+.photo-tags .tag-button:hover { border-color: var(--accent); text-decoration: underline; }
 .photo-description { margin: 0 0 .75rem; white-space: pre-line; overflow-wrap: anywhere; }
 .photo-comments-section h3 { font-size: 1rem; margin: 1rem 0 .25rem; }
 .photo-comments { list-style: none; margin: .5rem 0 0; padding: 0; display: grid; gap: .6rem; }
@@ -3196,6 +3260,8 @@ body.has-dialog { overflow: hidden; }
   const $ = (id) => document.getElementById(id);
   const el = {
     connection: $("connection"),
+    notice: $("notice"),
+    skipLink: $("skip-link"),
     tabs: Array.from(document.querySelectorAll('[role="tab"]')),
     panels: { search: $("panel-search"), products: $("panel-products") },
     searchTitle: $("search-title"),
@@ -3209,6 +3275,10 @@ body.has-dialog { overflow: hidden; }
     recent: $("recent"),
     recentList: $("recent-list"),
     photos: $("photos"),
+    photosSkeleton: $("photos-skeleton"),
+    photosEmpty: $("photos-empty"),
+    photosEmptyTitle: $("photos-empty-title"),
+    photosError: $("photos-error"),
     photosSentinel: $("photos-sentinel"),
     photosMore: $("photos-more"),
     photosEnd: $("photos-end"),
@@ -3218,7 +3288,9 @@ body.has-dialog { overflow: hidden; }
     productsSpinner: $("products-spinner"),
     productsStatus: $("products-status"),
     productsError: $("products-error"),
+    productsMoreError: $("products-more-error"),
     products: $("products"),
+    productsSkeleton: $("products-skeleton"),
     productsSentinel: $("products-sentinel"),
     productsMore: $("products-more"),
     productsEnd: $("products-end"),
@@ -3243,6 +3315,10 @@ body.has-dialog { overflow: hidden; }
 
   const numberFormat = new Intl.NumberFormat();
   const fmt = (n) => (typeof n === "number" ? numberFormat.format(n) : "–");
+  const trim = (text) => String(text || "").trim();
+  /** The server's rule for `canSearch`, for text it has not seen yet (typed while it was unreachable). */
+  const searchable = (text) => Array.from(trim(text)).length > 3;
+  const quoted = (text) => "“" + text + "”";
 
   function make(tag, props, children) {
     const node = document.createElement(tag);
@@ -3269,8 +3345,13 @@ body.has-dialog { overflow: hidden; }
     }
   }
 
-  /** Keyed list reconciliation: reuses elements by key, keeps the order of `items`. */
+  /**
+   * Keyed list reconciliation: reuses elements by key, keeps the order of `items`. NB: moving a node out of
+   * the document and back drops its focus; the focused element gets it back, so the focus stays on what the
+   * user chose (a recent search that moves to the front) instead of falling to the page.
+   */
   function reconcile(list, items, keyOf, create, update, removed) {
+    const focused = list.contains(document.activeElement) ? document.activeElement : null;
     const existing = new Map();
     for (const node of Array.from(list.children)) existing.set(node.dataset.key, node);
     const seen = new Map();
@@ -3291,11 +3372,35 @@ body.has-dialog { overflow: hidden; }
       if (removed) removed(node);
       node.remove();
     }
+    if (focused && focused.isConnected && document.activeElement !== focused) focused.focus({ preventScroll: true });
+  }
+
+  // ---------------------------------------------------------------- The URL: query, screen and open photo
+
+  /** What the address says: `?q=` the query, `#search`, `#products` or `#photo/<id>` (over the search). */
+  function readURL() {
+    const q = new URLSearchParams(location.search).get("q");
+    const hash = decodeURIComponent(location.hash.slice(1));
+    if (hash.startsWith("photo/") && hash.length > 6) return { q: trim(q), screen: "search", photo: hash.slice(6) };
+    return { q: trim(q), screen: hash === "products" ? "products" : "search", photo: null };
+  }
+
+  /** The address of the current screen; `push` adds a history entry (opening a photo), else it is replaced. */
+  function writeURL(push) {
+    const query = local.urlQuery;
+    const photo = local.photoShown !== null ? local.photoShown : null;
+    const hash = photo !== null ? "#photo/" + encodeURIComponent(photo) : "#" + local.screen;
+    const url = location.pathname + (query ? "?q=" + encodeURIComponent(query) : "") + hash;
+    const current = location.pathname + location.search + location.hash;
+    if (push) history.pushState({ photo }, "", url);
+    else if (url !== current) history.replaceState(history.state, "", url);
   }
 
   // ---------------------------------------------------------------- Session, commands, event stream
 
   const STORAGE_KEY = "vmhost.sessionId";
+  const TYPED_KEY = "vmhost.typed";
+  const RECENT_KEY = "vmhost.recent";
   let sessionId = sessionStorage.getItem(STORAGE_KEY);
   const state = { search: null, products: null, photo: null };
   let source = null;
@@ -3316,16 +3421,21 @@ body.has-dialog { overflow: hidden; }
     document.documentElement.dataset.session = sessionId;
   }
 
-  /** Replaces a lost session (expired, or the server restarted) and reconnects. */
+  /**
+   * Replaces a lost session (expired, or the server restarted without Redis) and reconnects. What the user
+   * had is replayed into the new one once its snapshots arrive (`replay`): the query, the typed text, the
+   * open photo; the recent searches of the old session stay on screen.
+   */
   function recover() {
     if (!recovering) {
       recovering = (async () => {
         try {
+          const lost = state.search !== null || everLive;
+          if (state.search) carryRecent(state.search.recentSearches);
           await createSession();
           state.search = null;
           state.products = null;
           state.photo = null;
-          local.photoShown = null;
           local.photoClosing = false;
           local.productsAutoLoaded = false;
           local.photosLoadKey = null;
@@ -3334,6 +3444,8 @@ body.has-dialog { overflow: hidden; }
           local.productsLoadAfter = 0;
           local.sessionGeneration += 1;
           local.sentVisibleKey = "";
+          local.replayPending = true;
+          local.newSession = lost;
           scheduleRender();
           openStream();
         } catch (error) {
@@ -3362,6 +3474,8 @@ body.has-dialog { overflow: hidden; }
       return response;
     } catch (error) {
       console.warn("POST " + path + " failed", error);
+      // NB: a failed request says the server is gone only when the stream is not up either.
+      if (!local.offline && (!source || source.readyState !== EventSource.OPEN)) streamFailed();
       return null;
     }
   }
@@ -3377,16 +3491,45 @@ body.has-dialog { overflow: hidden; }
   }
 
   function setConnection(kind) {
-    const labels = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…" };
+    const labels = {
+      connecting: "Connecting…", live: "Live", reconnecting: "Offline · reconnecting…",
+    };
     setAttr(el.connection, "data-state", kind);
     setText(el.connection.querySelector(".connection-label"), labels[kind]);
     setAttr(el.connection, "title", "Connection: " + labels[kind]);
   }
 
+  let noticeTimer = 0;
+
+  /** The line under the top bar: the connection lost (stays), or back (goes after a while). */
+  function showNotice(kind, text) {
+    clearTimeout(noticeTimer);
+    setAttr(el.notice, "data-state", kind);
+    setText(el.notice, text);
+    el.notice.hidden = false;
+    if (kind === "reconnected") {
+      noticeTimer = setTimeout(() => { el.notice.hidden = true; setAttr(el.notice, "data-state", "none"); }, 8000);
+    }
+  }
+
+  function goneOffline() {
+    if (local.offline) return;
+    local.offline = true;
+    setConnection("reconnecting");
+    showNotice("offline", "The server can’t be reached right now. Your page stays as it is and what you type "
+      + "is kept; it reconnects by itself.");
+  }
+
+  function backOnline() {
+    if (!local.offline) return;
+    local.offline = false;
+    local.announceReconnect = true;
+  }
+
   function openStream() {
     clearTimeout(reopenTimer);
     if (source) source.close();
-    setConnection(everLive ? "reconnecting" : "connecting");
+    if (!local.offline) setConnection(everLive ? "reconnecting" : "connecting");
     const stream = new EventSource(sessionPath() + "/events");
     source = stream;
     stream.onopen = () => {
@@ -3394,6 +3537,9 @@ body.has-dialog { overflow: hidden; }
       everLive = true;
       backoff = 1000;
       setConnection("live");
+      backOnline();
+      local.replayPending = true;
+      scheduleRender();
     };
     stream.onerror = () => {
       if (stream !== source) return;
@@ -3428,7 +3574,8 @@ body.has-dialog { overflow: hidden; }
 
   /** The stream failed: find out whether the session still exists; EventSource stops retrying on a 404. */
   function streamFailed() {
-    setConnection("reconnecting");
+    if (everLive) goneOffline();
+    else setConnection("reconnecting");
     checkSession();
   }
 
@@ -3453,10 +3600,21 @@ body.has-dialog { overflow: hidden; }
 
   // ---------------------------------------------------------------- Client-side (non-state) bits
 
+  const initialURL = readURL();
   const local = {
-    screen: "search",
+    screen: initialURL.screen,
+    urlQuery: initialURL.q,
     textInFlight: false,
     textPending: null,
+    // The search box holds text the server has not acknowledged (typed while it was unreachable, or not sent
+    // yet): the box is not overwritten from the state, and the text is sent once the server is back.
+    boxDirty: false,
+    pendingExecute: null, // Go pressed while the server was unreachable: run on reconnection
+    offline: false,
+    announceReconnect: false,
+    replayPending: true, // compare the state with the URL and the box once the snapshots are there
+    newSession: false, // the session was replaced: the replay says the results were reloaded
+    carriedRecent: [], // recent searches of a lost session, still shown
     visiblePhotos: new Set(),
     visibleTimer: 0,
     sentVisibleKey: "",
@@ -3470,17 +3628,35 @@ body.has-dialog { overflow: hidden; }
     productsLoadAfter: 0,
     sessionGeneration: 0, // bumped when a new session replaces a lost one: late answers of the old are dropped
     productsAutoLoaded: false,
+    // What the search in flight is: "search" (page 1 of `searchQuery`) or "more" (the next page), as this page
+    // asked for it; the state does not say. `failedQuery` is the query of the last search that failed.
+    searchKind: null,
+    searchQuery: null,
+    failedQuery: null,
+    cancelledQuery: null,
+    wasSearching: false,
+    productsKind: null, // "refresh" or "more": what the products' last load was
     // The photo the detail view shows: set at once on a click (before the server's state arrives), null
     // after close. `photoClosing` hides a photo the server still reports until its close is answered.
-    photoShown: null,
+    photoShown: initialURL.photo,
     photoClosing: false,
     photoOpener: null,
     photoOpenError: null, // an error answer to photo/open (the server's state stays as it was)
   };
 
+  function carryRecent(list) {
+    const known = new Set(list.map((r) => r.searchString));
+    local.carriedRecent = list.concat(local.carriedRecent.filter((r) => !known.has(r.searchString))).slice(0, 10);
+    try {
+      sessionStorage.setItem(RECENT_KEY, JSON.stringify(local.carriedRecent));
+    } catch (error) {
+      // storage full or disabled: the list stays in memory
+    }
+  }
+
   /** Sends the search text; at most one request in flight, the latest text wins, order is kept. */
-  function sendText(text) {
-    local.textPending = text;
+  function sendText(text, autoSearch) {
+    local.textPending = { text, autoSearch: autoSearch !== false };
     if (!local.textInFlight) pumpText();
   }
 
@@ -3488,13 +3664,95 @@ body.has-dialog { overflow: hidden; }
     local.textInFlight = true;
     try {
       while (local.textPending !== null) {
-        const text = local.textPending;
+        const { text, autoSearch } = local.textPending;
         local.textPending = null;
-        await command("search/text", { text, autoSearch: true });
+        if (autoSearch && searchable(text)) startedSearch("search", trim(text));
+        const response = await command("search/text", { text, autoSearch });
+        if (response && response.ok && local.textPending === null && el.searchText.value === text) {
+          local.boxDirty = false;
+          saveTyped(null);
+        }
+        if (!response) break; // unreachable: the box stays dirty and is sent again on reconnection
       }
     } finally {
       local.textInFlight = false;
     }
+  }
+
+  function saveTyped(text) {
+    try {
+      if (text === null) sessionStorage.removeItem(TYPED_KEY);
+      else sessionStorage.setItem(TYPED_KEY, text);
+    } catch (error) {
+      // storage disabled: the text stays in the box
+    }
+  }
+
+  /** Notes what this page asked the search to do, for the status line and where an error shows. */
+  function startedSearch(kind, query) {
+    local.searchKind = kind;
+    if (kind === "search") {
+      local.searchQuery = query;
+      local.cancelledQuery = null;
+    }
+  }
+
+  function executeSearch(text) {
+    const query = trim(text);
+    if (!searchable(query)) return;
+    if (local.offline) {
+      local.pendingExecute = text;
+      scheduleRender();
+      return;
+    }
+    startedSearch("search", query);
+    local.boxDirty = false;
+    saveTyped(null);
+    command("search/execute", { text });
+  }
+
+  /**
+   * Once the snapshots of a (re)opened stream are there: the box, the URL and the server agree again. Text
+   * typed while the server was away is sent (and searched); a query or photo in the URL that the session does
+   * not have (a new session after a restart, or a shared link) is asked for; a Go pressed offline runs.
+   */
+  function replay() {
+    const s = state.search;
+    const p = state.photo;
+    local.replayPending = false;
+    const shown = s.results.value ? s.results.value.searchString : null;
+    let reloaded = false;
+    if (local.pendingExecute !== null) {
+      const text = local.pendingExecute;
+      local.pendingExecute = null;
+      executeSearch(text);
+      reloaded = true;
+    } else if (local.boxDirty) {
+      const text = el.searchText.value;
+      if (searchable(text) && trim(text) !== shown) { executeSearch(text); reloaded = true; }
+      else sendText(text, false);
+    } else if (searchable(local.urlQuery) && local.urlQuery !== shown && !s.isSearching) {
+      el.searchText.value = local.urlQuery;
+      executeSearch(local.urlQuery);
+      reloaded = true;
+    }
+    const wanted = local.photoShown;
+    if (wanted !== null && p.photoId !== wanted) {
+      openPhoto(wanted, local.photoOpener, false);
+      reloaded = true;
+    } else if (wanted === null && p.photoId !== null && !local.photoClosing) {
+      command("photo/close");
+    }
+    if (local.screen === "products" && local.newSession) reloaded = true;
+    if (local.announceReconnect || local.newSession) {
+      const text = local.newSession
+        ? "Reconnected. The server had restarted, so your " + (reloaded ? "results were reloaded." : "session was renewed.")
+        : "Reconnected.";
+      if (local.announceReconnect || reloaded) showNotice("reconnected", text);
+      else el.notice.hidden = true;
+    }
+    local.announceReconnect = false;
+    local.newSession = false;
   }
 
   function scheduleVisible() {
@@ -3541,31 +3799,46 @@ body.has-dialog { overflow: hidden; }
   /**
    * Infinite scroll: asks for the next page when the end of the list is in view and the state allows it,
    * at most once per state version (a refused or cancelled request is retried after the next change), and
-   * not automatically after a failure (the error banner offers to try again).
+   * not automatically after a failure (the error at the end of the list offers to try again).
    */
   function maybeLoadMore() {
     const s = state.search;
-    if (s && s.canLoadMore && s.results.status === "loaded" && !s.lastError
+    if (s && s.canLoadMore && s.results.status === "loaded" && !s.lastError && !local.offline
         && nearEnd(el.photosSentinel, el.panels.search) && local.photosLoadKey !== s.version
-        && s.version >= local.photosLoadAfter) {
+        && s.version >= local.photosLoadAfter && !photoVisible()) {
       local.photosLoadKey = s.version;
-      local.photosLoadAfter = Infinity;
-      const generation = local.sessionGeneration;
-      loadMore("search/load-more").then((after) => {
-        if (generation === local.sessionGeneration) local.photosLoadAfter = after;
-      });
+      loadMorePhotos();
     }
     const p = state.products;
-    if (p && p.hasMore && p.page > 0 && !p.isRefreshing && !p.isLoadingMore && !p.lastError
+    if (p && p.hasMore && p.page > 0 && !p.isRefreshing && !p.isLoadingMore && !p.lastError && !local.offline
         && nearEnd(el.productsSentinel, el.panels.products) && local.productsLoadKey !== p.version
         && p.version >= local.productsLoadAfter) {
       local.productsLoadKey = p.version;
-      local.productsLoadAfter = Infinity;
-      const generation = local.sessionGeneration;
-      loadMore("products/load-more").then((after) => {
-        if (generation === local.sessionGeneration) local.productsLoadAfter = after;
-      });
+      loadMoreProducts();
     }
+  }
+
+  function loadMorePhotos() {
+    local.photosLoadAfter = Infinity;
+    startedSearch("more", null);
+    const generation = local.sessionGeneration;
+    loadMore("search/load-more").then((after) => {
+      if (generation === local.sessionGeneration) local.photosLoadAfter = after;
+    });
+  }
+
+  function loadMoreProducts() {
+    local.productsLoadAfter = Infinity;
+    local.productsKind = "more";
+    const generation = local.sessionGeneration;
+    loadMore("products/load-more").then((after) => {
+      if (generation === local.sessionGeneration) local.productsLoadAfter = after;
+    });
+  }
+
+  function refreshProducts() {
+    local.productsKind = "refresh";
+    command("products/refresh");
   }
 
   /** Sends a load-more; resolves to the version its `202` names (0 for any other answer or a failure). */
@@ -3593,10 +3866,16 @@ body.has-dialog { overflow: hidden; }
   }
 
   function render() {
+    if (local.replayPending && !local.offline && state.search && state.products && state.photo && !recovering
+        && source && source.readyState === EventSource.OPEN) {
+      replay();
+    }
     renderSearch(state.search);
     renderProducts(state.products);
     renderPhoto(state.photo);
     renderScreen();
+    renderTitle();
+    writeURL(false);
     maybeLoadMore();
     const pending = pendingVisibleKey();
     if (pending === "") local.sentVisibleKey = "";
@@ -3604,86 +3883,207 @@ body.has-dialog { overflow: hidden; }
     if (local.screen === "products") maybeAutoLoadProducts();
   }
 
-  function renderBanner(node, error, retryLabel, retry) {
-    node.hidden = !error;
-    if (!error) { node.replaceChildren(); return; }
-    const kind = error.kind ? error.kind[0].toUpperCase() + error.kind.slice(1) : "Unknown";
-    const message = error.message || "something went wrong";
-    const signature = JSON.stringify(error);
-    if (node.dataset.signature === signature) return;
-    node.dataset.signature = signature;
-    const details = [];
-    const mentioned = (text) => message.includes(text);
-    if (typeof error.status === "number" && !mentioned(String(error.status))) details.push("HTTP " + error.status);
-    if (error.code !== null && error.code !== undefined && !mentioned(String(error.code))) {
-      details.push("code " + error.code);
+  function renderTitle() {
+    let title;
+    if (photoVisible()) {
+      title = trim(el.photoTitle.textContent) || "Photo";
+    } else if (local.screen === "products") {
+      title = "Products";
+    } else {
+      title = local.urlQuery ? quoted(local.urlQuery) + " · Flickr search" : "Flickr search";
     }
-    const text = make("div", {}, [
-      make("strong", { text: kind + " error: " }),
-      make("span", { "data-testid": "error-message", text: message }),
-      details.length ? make("span", { class: "details", text: " (" + details.join(", ") + ")" }) : "",
-    ]);
-    const button = make("button", { type: "button", text: retryLabel });
-    button.addEventListener("click", retry);
+    title += " · vmhost";
+    if (document.title !== title) document.title = title;
+  }
+
+  /**
+   * An upstream Error object in words a person uses. `service` names who failed ("Flickr", "The product
+   * service"); the technical message stays available as the text's tooltip.
+   */
+  function humanError(error, service) {
+    const status = typeof error.status === "number" ? error.status : null;
+    switch (error.kind) {
+      case "network":
+        return service + " can’t be reached right now.";
+      case "upstream":
+        if (status === 429) return service + " is getting too many requests. Wait a minute, then try again.";
+        if (status !== null && status >= 500) return service + " isn’t answering right now.";
+        return service + " turned the request down.";
+      case "business":
+        if (service === "Flickr" && error.code === 1) return "This photo isn’t on Flickr any more.";
+        return error.message ? service + " said: " + quoted(trim(error.message).replace(/\.$/, "")) + "."
+          : service + " couldn’t do that.";
+      case "decoding":
+        return service + " sent an answer that couldn’t be read.";
+      case "request":
+        if (status === null) return "The server can’t be reached. Check your connection.";
+        if (status === 429) return "Too many requests at once. Wait a moment, then try again.";
+        if (status === 503) return "The server is busy. Try again in a moment.";
+        return "The server refused that (" + (error.message || "HTTP " + status) + ").";
+      default:
+        return "Something went wrong.";
+    }
+  }
+
+  /** Shows `error` (or hides the box): a sentence, the human reason and a Try again button. */
+  function renderBanner(node, error, lead, service, retry) {
+    node.hidden = !error;
+    node.retry = retry;
+    if (!error) {
+      // NB: the signature goes too, so that the same error coming again is drawn again (it was an empty box).
+      if (node.firstChild) node.replaceChildren();
+      delete node.dataset.signature;
+      return;
+    }
+    const signature = lead + "|" + JSON.stringify(error);
+    if (node.dataset.signature === signature && node.firstChild) return;
+    node.dataset.signature = signature;
+    const reason = make("span", { "data-testid": "error-message", text: humanError(error, service) });
+    if (error.message) reason.title = error.message;
+    const text = make("div", {}, lead ? [make("strong", { text: lead + " " }), reason] : [reason]);
+    const button = make("button", { type: "button", text: "Try again", "data-testid": "error-retry" });
+    button.addEventListener("click", () => { if (node.retry) node.retry(); });
     node.replaceChildren(text, button);
   }
 
   function renderSearch(s) {
     if (!s) {
-      el.searchGo.disabled = true;
+      el.searchGo.disabled = !searchable(el.searchText.value);
       el.searchCancel.hidden = true;
       el.searchSpinner.hidden = false;
-      setText(el.searchStatus, "Connecting to the server…");
+      el.photosSkeleton.hidden = !local.urlQuery;
+      fillSkeleton(el.photosSkeleton, 8, createPhotoSkeleton);
+      setText(el.searchStatus, local.urlQuery ? "Loading photos for " + quoted(local.urlQuery) + "…"
+        : "Connecting to the server…");
       return;
     }
     setText(el.searchTitle, s.title);
-    if (document.activeElement !== el.searchText && el.searchText.value !== s.searchText) {
+    if (!local.boxDirty && document.activeElement !== el.searchText && el.searchText.value !== s.searchText) {
       el.searchText.value = s.searchText;
     }
-    el.searchGo.disabled = !s.canSearch;
+    const results = s.results;
+    const value = results.value;
+
+    // What is loading or failed, as this page asked for it (or guessed from the state after a reload).
+    if (s.isSearching && !local.wasSearching && local.searchKind === null) {
+      const more = value && value.searchString === trim(s.searchText) && s.canSearch && local.searchQuery === null;
+      startedSearch(more ? "more" : "search", trim(s.searchText));
+    }
+    if (s.isSearching && local.searchKind === "search" && s.canSearch && local.searchQuery !== trim(s.searchText)
+        && !local.textInFlight) {
+      local.searchQuery = trim(s.searchText); // typed on while it loads: the debounced search takes over
+    }
+    if (!s.isSearching && local.wasSearching) {
+      if (results.status === "failed") {
+        local.failedQuery = local.searchKind === "more" ? null : local.searchQuery;
+      } else {
+        local.failedQuery = null;
+        local.searchKind = null;
+      }
+    }
+    local.wasSearching = s.isSearching;
+    const newSearch = s.isSearching && local.searchKind !== "more";
+    let failedKind = null;
+    if (results.status === "failed") {
+      // After a reload this page does not know what failed: a failure on the results of the text is a page.
+      const page = local.searchKind === "more" || (local.searchKind === null && local.failedQuery === null
+        && value && value.searchString === trim(s.searchText));
+      failedKind = page ? "more" : "search";
+    }
+    const query = newSearch ? local.searchQuery || trim(s.searchText) : null;
+    if (!s.isSearching) {
+      local.urlQuery = failedKind === "search" && local.failedQuery ? local.failedQuery
+        : value ? value.searchString : local.urlQuery;
+    } else if (query) {
+      local.urlQuery = query;
+    }
+
+    el.searchGo.disabled = local.boxDirty ? !searchable(el.searchText.value) : !s.canSearch;
     el.searchCancel.hidden = !s.isSearching;
     el.searchSpinner.hidden = !s.isSearching;
     setAttr(el.photos, "aria-busy", s.isSearching);
-    renderBanner(el.searchError, s.lastError, "Try again", () => {
-      if (s.canSearch) command("search/execute", { text: el.searchText.value });
-    });
+    const stale = Boolean(value) && (newSearch || failedKind === "search");
+    el.photos.classList.toggle("stale", stale);
+    el.photosSkeleton.hidden = !newSearch;
+    if (newSearch) fillSkeleton(el.photosSkeleton, value ? 4 : 8, createPhotoSkeleton);
 
-    const results = s.results;
-    const value = results.value;
+    const searchError = !s.isSearching && failedKind === "search" ? results.error || s.lastError : null;
+    const moreError = !s.isSearching && failedKind === "more" ? results.error || s.lastError : null;
+    const failedText = local.failedQuery || trim(s.searchText);
+    renderBanner(el.searchError, searchError, "The search for " + quoted(failedText) + " failed.", "Flickr", () => {
+      executeSearch(failedText);
+    });
+    renderBanner(el.photosError, moreError, "More photos couldn’t be loaded.", "Flickr", () => loadMorePhotos());
+
     let status;
-    if (s.isSearching) {
-      status = value && value.searchString ? "Loading photos for “" + value.searchString + "”…" : "Searching…";
+    if (local.pendingExecute !== null) {
+      status = "Offline: the search for " + quoted(trim(local.pendingExecute)) + " runs when the server is back.";
+    } else if (s.isSearching) {
+      status = newSearch ? "Loading photos for " + quoted(query) + "…"
+        : "Loading more photos for " + quoted(value ? value.searchString : trim(s.searchText)) + "…";
+    } else if (failedKind === "search") {
+      status = "The search for " + quoted(failedText) + " failed."
+        + (value && value.searchString !== failedText ? " Showing earlier results for " + quoted(value.searchString)
+          + "." : "");
+    } else if (value && value.totalResults === 0 && value.photos.length === 0) {
+      status = "No results for " + quoted(value.searchString) + ".";
     } else if (value) {
-      status = fmt(value.totalResults) + " results for “" + value.searchString + "” · showing "
+      status = fmt(value.totalResults) + " results for " + quoted(value.searchString) + " · showing "
         + fmt(value.photos.length);
-    } else if (results.status === "failed") {
-      status = "The search failed.";
+      if (local.cancelledQuery) status = "Search for " + quoted(local.cancelledQuery) + " cancelled. " + status;
+    } else if (local.cancelledQuery) {
+      status = "Search for " + quoted(local.cancelledQuery) + " cancelled.";
     } else {
-      status = s.canSearch ? "Press Go to search." : "Type more than 3 characters to search.";
+      const canSearch = local.boxDirty ? searchable(el.searchText.value) : s.canSearch;
+      status = canSearch ? "Press Go to search." : "Type more than 3 characters to search.";
     }
     setText(el.searchStatus, status);
 
-    el.recent.hidden = s.recentSearches.length === 0;
-    reconcile(el.recentList, s.recentSearches, (r) => r.searchString, createRecent, updateRecent);
+    const empty = !s.isSearching && failedKind === null && value && value.photos.length === 0;
+    el.photosEmpty.hidden = !empty;
+    if (empty) setText(el.photosEmptyTitle, "No photos for " + quoted(value.searchString));
+
+    const recent = s.recentSearches.concat(
+      local.carriedRecent.filter((r) => !s.recentSearches.some((x) => x.searchString === r.searchString))
+    ).slice(0, 10);
+    el.recent.hidden = recent.length === 0;
+    const current = value && !newSearch ? value.searchString : query;
+    reconcile(el.recentList, recent, (r) => r.searchString, createRecent, (node, r) => updateRecent(node, r, current));
 
     reconcile(el.photos, value ? value.photos : [], (p) => p.id, createPhoto, updatePhoto, (node) => {
       photoObserver.unobserve(node);
       if (local.visiblePhotos.delete(node.dataset.photoId)) scheduleVisible();
     });
-    el.photosMore.hidden = !s.canLoadMore;
+    el.photosMore.hidden = !s.canLoadMore || moreError !== null || s.isSearching;
     el.photosEnd.hidden = !(value && !s.isSearching && value.photos.length > 0 && value.page >= value.pages);
   }
+
+  function fillSkeleton(list, count, create) {
+    while (list.children.length < count) list.append(create());
+    while (list.children.length > count) list.lastElementChild.remove();
+  }
+
+  const createPhotoSkeleton = () => make("li", { class: "photo skeleton", "data-testid": "photo-skeleton" }, [
+    make("div", { class: "frame" }), make("div", { class: "meta" }, [make("span", { class: "bar" }),
+      make("span", { class: "bar short" })]),
+  ]);
+
+  const createProductSkeleton = () => make("li", { class: "product skeleton", "data-testid": "product-skeleton" }, [
+    make("div", { class: "body" }, [make("span", { class: "bar" }), make("span", { class: "bar short" })]),
+  ]);
 
   function createRecent() {
     const button = make("button", { type: "button", "data-testid": "recent-search" });
     button.addEventListener("click", () => {
-      command("search/execute", { text: button.dataset.search });
+      el.searchText.value = button.dataset.search;
+      executeSearch(button.dataset.search);
     });
     return make("li", {}, [button]);
   }
 
-  function updateRecent(node, r) {
+  function updateRecent(node, r, current) {
     const button = node.firstElementChild;
+    setAttr(button, "aria-current", r.searchString === current ? "true" : null);
     const signature = r.searchString + "|" + r.totalResults + "|" + r.thumbnailUrl;
     if (button.dataset.signature === signature) return;
     button.dataset.signature = signature;
@@ -3703,7 +4103,7 @@ body.has-dialog { overflow: hidden; }
     const img = make("img", { width: "240", height: "180", loading: "lazy", decoding: "async" });
     img.addEventListener("error", () => { img.hidden = true; });
     const open = make("button", { type: "button", class: "frame", "data-testid": "photo-open" }, [img]);
-    open.addEventListener("click", () => openPhoto(p.id, open));
+    open.addEventListener("click", () => openPhoto(p.id, open, true));
     const node = make("li", { class: "photo", "data-testid": "photo" }, [
       open,
       make("div", { class: "meta" }, [
@@ -3761,10 +4161,14 @@ body.has-dialog { overflow: hidden; }
     if (!p) {
       el.productsRefresh.disabled = true;
       el.productsCancel.hidden = true;
+      el.productsSkeleton.hidden = false;
+      fillSkeleton(el.productsSkeleton, 6, createProductSkeleton);
       setText(el.productsStatus, "Connecting to the server…");
       return;
     }
     const busy = p.isRefreshing || p.isLoadingMore;
+    if (p.isRefreshing) local.productsKind = "refresh";
+    else if (p.isLoadingMore) local.productsKind = "more";
     el.productsRefresh.disabled = false;
     setText(el.productsRefresh, p.isRefreshing ? "Refreshing…" : "Refresh");
     el.productsCancel.hidden = !busy;
@@ -3772,22 +4176,45 @@ body.has-dialog { overflow: hidden; }
     setAttr(el.products, "aria-busy", busy);
     setAttr(el.products, "data-refreshing", p.isRefreshing);
     setAttr(el.products, "data-loading-more", p.isLoadingMore);
-    renderBanner(el.productsError, p.lastError, "Try again", () => command("products/refresh"));
+    const firstLoad = p.items.length === 0 && (p.isRefreshing || (p.page === 0 && !p.lastError));
+    el.productsSkeleton.hidden = !firstLoad;
+    if (firstLoad) fillSkeleton(el.productsSkeleton, 6, createProductSkeleton);
+    el.products.classList.toggle("stale", p.isRefreshing && p.items.length > 0);
+    const moreFailed = p.lastError && !busy && local.productsKind === "more" && p.items.length > 0;
+    renderBanner(el.productsError, p.lastError && !busy && !moreFailed ? p.lastError : null,
+      "The products couldn’t be loaded.", "The product service", () => refreshProducts());
+    renderBanner(el.productsMoreError, moreFailed ? p.lastError : null, "More products couldn’t be loaded.",
+      "The product service", () => loadMoreProducts());
 
     let status;
     if (p.isRefreshing) status = "Refreshing…";
     else if (p.isLoadingMore) status = "Loading more products…";
-    else if (p.page === 0 && p.items.length === 0) status = "Pull down or press Refresh to load products.";
+    else if (p.page === 0 && p.items.length === 0) status = p.lastError ? "No products loaded."
+      : "Pull down or press Refresh to load products.";
     else status = fmt(p.items.length) + " products" + (p.hasMore ? " · scroll for more" : "");
     setText(el.productsStatus, status);
 
     reconcile(el.products, p.items, (item) => item.id, createProduct, updateProduct);
-    el.productsMore.hidden = !(p.hasMore && p.page > 0 && !busy);
+    el.productsMore.hidden = !(p.hasMore && p.page > 0 && !busy && !moreFailed);
     el.productsEnd.hidden = !(p.page > 0 && !p.hasMore && p.items.length > 0);
   }
 
   function createProduct() {
     return make("li", { class: "product", "data-testid": "product" });
+  }
+
+  // DummyJSON's prices are US dollars (the server writes them "$12.34"); the envelope format's amounts name no
+  // currency, so none is shown for them rather than a guess.
+  const dollars = new Intl.NumberFormat(undefined, { style: "currency", currency: "USD" });
+
+  function priceNode(price) {
+    const match = /^\$([0-9][0-9,]*(?:\.[0-9]+)?)$/.exec(price || "");
+    if (!match) return make("span", { class: "price", "data-testid": "product-price", text: price || "" });
+    const amount = Number(match[1].replace(/,/g, ""));
+    return make("span", {
+      class: "price", "data-testid": "product-price", "data-currency": "USD",
+      title: "US dollars", text: dollars.format(amount) + " USD",
+    });
   }
 
   function updateProduct(node, item) {
@@ -3806,31 +4233,36 @@ body.has-dialog { overflow: hidden; }
       make("p", { class: "detail", text: item.detail || "" }),
     ]));
     parts.push(make("div", { class: "side" }, [
-      make("span", { class: "price", "data-testid": "product-price", text: item.price || "" }),
+      priceNode(item.price),
       item.badge ? make("span", { class: "badge" + (/sold out|out of stock/i.test(item.badge) ? " muted" : ""),
-        text: item.badge }) : "",
+        "data-testid": "product-badge", text: item.badge }) : "",
     ]));
     node.replaceChildren(...parts);
   }
 
   function maybeAutoLoadProducts() {
     const p = state.products;
-    if (!p || local.productsAutoLoaded) return;
+    if (!p || local.productsAutoLoaded || local.offline) return;
     if (p.page === 0 && p.items.length === 0 && !p.isRefreshing && !p.isLoadingMore && !p.lastError) {
       local.productsAutoLoaded = true;
-      command("products/refresh");
+      refreshProducts();
     }
   }
 
   // ---------------------------------------------------------------- Photo detail (a dialog over the search)
 
-  async function openPhoto(id, opener) {
+  /** Opens a photo; `push` adds a history entry (a click), so that Back closes it. */
+  async function openPhoto(id, opener, push) {
+    const wasShown = local.photoShown;
     local.photoShown = id;
     local.photoClosing = false;
-    local.photoOpener = opener || null;
+    if (opener) local.photoOpener = opener;
     local.photoOpenError = null;
+    if (push && wasShown !== id) writeURL(true);
     renderPhoto(state.photo);
-    el.photoClose.focus();
+    renderTitle();
+    if (!el.photoView.contains(document.activeElement)) el.photoClose.focus();
+    if (local.offline) return; // opened on reconnection (replay)
     const response = await command("photo/open", { photoId: id });
     if (local.photoShown !== id) return;
     local.photoOpenError = await commandError(response);
@@ -3839,7 +4271,7 @@ body.has-dialog { overflow: hidden; }
 
   /** A command's failure as an Error object for the banner; null when it was accepted. */
   async function commandError(response) {
-    if (!response) return { kind: "network", message: "the server could not be reached", status: null, code: null };
+    if (!response) return { kind: "request", message: "the server could not be reached", status: null, code: null };
     if (response.ok) return null;
     let message = "HTTP " + response.status;
     try {
@@ -3851,15 +4283,25 @@ body.has-dialog { overflow: hidden; }
     return { kind: "request", message, status: response.status, code: null };
   }
 
-  async function closePhoto() {
+  /** Closes the photo; `fromHistory` when Back already left its history entry. */
+  async function closePhoto(fromHistory) {
     if (!photoVisible()) return;
+    const id = shownPhotoId();
     local.photoShown = null;
     local.photoClosing = true;
     local.photoOpenError = null;
     const opener = local.photoOpener;
     local.photoOpener = null;
+    if (!fromHistory) {
+      if (history.state && history.state.photo === id) history.back(); // the entry the open pushed
+      else writeURL(false);
+    }
     renderPhoto(state.photo);
-    if (opener && opener.isConnected) opener.focus();
+    renderTitle();
+    const card = opener && opener.isConnected ? opener
+      : document.querySelector('[data-testid="photo"][data-photo-id="' + CSS.escape(id) + '"] .frame');
+    if (card) card.focus();
+    if (local.offline) { local.photoClosing = false; scheduleRender(); return null; }
     const response = await command("photo/close");
     // Until the server's state says the photo is closed (the stream may deliver it after this answer), the
     // view stays closed; if the close failed, the server's state shows again.
@@ -3870,9 +4312,7 @@ body.has-dialog { overflow: hidden; }
 
   /** The id of the photo the view shows: the one just clicked, else the one the server has open. */
   function shownPhotoId() {
-    if (local.photoShown !== null) return local.photoShown;
-    const p = state.photo;
-    return !local.photoClosing && p && p.photoId !== null ? p.photoId : null;
+    return local.photoShown;
   }
 
   const photoVisible = () => shownPhotoId() !== null;
@@ -3883,11 +4323,15 @@ body.has-dialog { overflow: hidden; }
     return value ? value.photos.find((p) => p.id === id) || null : null;
   }
 
-  function formatDate(text, withZone) {
+  // One date format on the page, the browser's locale's: a photo's date (the camera's local time, no zone) and
+  // a comment's (UTC, shown in the reader's time zone) alike.
+  const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+  function formatDate(text) {
     if (!text) return "–";
     const date = new Date(text);
     if (Number.isNaN(date.getTime())) return text;
-    return withZone ? date.toLocaleString() : date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+    return dateFormat.format(date);
   }
 
   function renderPhoto(p) {
@@ -3897,6 +4341,7 @@ body.has-dialog { overflow: hidden; }
     el.photoView.hidden = !visible;
     el.main.inert = visible;
     el.topbar.inert = visible;
+    el.skipLink.inert = visible;
     document.body.classList.toggle("has-dialog", visible);
     if (!visible) return;
     setAttr(el.photoView, "data-photo-id", id);
@@ -3907,7 +4352,7 @@ body.has-dialog { overflow: hidden; }
     const value = detail && detail.value && detail.value.id === id ? detail.value : null;
     const fallback = searchPhoto(id);
     const title = value ? value.title : fallback ? fallback.title : "";
-    setText(el.photoTitle, title && title.trim() ? title : "Untitled");
+    setText(el.photoTitle, title && title.trim() ? title : value || fallback ? "Untitled" : "Photo");
 
     const failedToOpen = local.photoOpenError !== null && !current;
     const loading = !failedToOpen && (!current || detail.status === "loading" || current.comments.status === "loading");
@@ -3916,15 +4361,20 @@ body.has-dialog { overflow: hidden; }
     setAttr(el.photoView, "data-detail-status", detail ? detail.status : "loading");
     let status;
     if (failedToOpen) status = "The photo could not be opened.";
+    else if (local.offline && !value) status = "Waiting for the server…";
     else if (!detail || detail.status === "loading" || detail.status === "idle") status = "Loading the photo…";
     else if (detail.status === "failed") status = "The photo could not be loaded.";
     else status = "";
     setText(el.photoStatus, status);
-    renderBanner(el.photoError, failedToOpen ? local.photoOpenError : current ? current.lastError : null, "Try again",
-      () => {
-        const shown = shownPhotoId();
-        if (shown !== null) openPhoto(shown, local.photoOpener);
-      });
+    const error = failedToOpen ? local.photoOpenError
+      : current && !loading ? (detail.status === "failed" ? detail.error : null) || (current.comments.status
+        === "failed" ? current.comments.error : null) || (detail.status === "failed" ? current.lastError : null)
+        : null;
+    renderBanner(el.photoError, error, detail && detail.status === "failed" || failedToOpen
+      ? "The photo couldn’t be loaded." : "The comments couldn’t be loaded.", "Flickr", () => {
+      const shown = shownPhotoId();
+      if (shown !== null) openPhoto(shown, null, false);
+    });
 
     const imageUrl = value ? value.imageUrl : fallback ? fallback.url : null;
     if (imageUrl && el.photoImage.getAttribute("src") !== imageUrl) {
@@ -3938,7 +4388,7 @@ body.has-dialog { overflow: hidden; }
 
     const pending = failedToOpen ? "–" : "…";
     setText(el.photoOwner, value ? value.owner || "–" : pending);
-    setText(el.photoTaken, value ? formatDate(value.takenAt, false) : pending);
+    setText(el.photoTaken, value ? formatDate(value.takenAt) : pending);
     setText(el.photoViews, value ? fmt(value.views) : pending);
     setText(el.photoDescription, value ? value.description : "");
     el.photoDescription.hidden = !(value && value.description);
@@ -3960,12 +4410,26 @@ body.has-dialog { overflow: hidden; }
     reconcile(el.photoComments, list, (c) => c.id, createComment, updateComment);
   }
 
-  function createTag() {
-    return make("li", { class: "tag", "data-testid": "photo-tag" });
+  /** A tag searches for itself (closing the photo) when it is long enough to search for. */
+  function createTag(tag) {
+    if (!searchable(tag)) return make("li", { class: "tag", "data-testid": "photo-tag" });
+    const button = make("button", { type: "button", class: "tag-button", "data-testid": "photo-tag-search" });
+    button.addEventListener("click", () => {
+      const text = button.dataset.tag;
+      closePhoto(false).then(() => {
+        el.searchText.value = text;
+        executeSearch(text);
+      });
+    });
+    return make("li", { class: "tag", "data-testid": "photo-tag" }, [button]);
   }
 
   function updateTag(node, tag) {
-    setText(node, tag);
+    const button = node.firstElementChild;
+    if (!button) { setText(node, tag); return; }
+    button.dataset.tag = tag;
+    setText(button, tag);
+    setAttr(button, "aria-label", "Search for " + tag);
   }
 
   function createComment() {
@@ -3979,20 +4443,51 @@ body.has-dialog { overflow: hidden; }
     setText(node.querySelector("strong"), c.author || "Someone");
     const time = node.querySelector("time");
     setAttr(time, "datetime", c.createdAt);
-    setText(time, formatDate(c.createdAt, true));
+    setText(time, formatDate(c.createdAt));
     setText(node.querySelector(".comment-text"), c.text);
   }
 
+  /** The elements Tab can reach in the photo dialog, in order. */
+  function dialogFocusables() {
+    return Array.from(el.photoView.querySelectorAll("button, a[href], [tabindex]"))
+      .filter((node) => !node.hidden && !node.closest("[hidden]") && !node.disabled && node.tabIndex >= 0
+        && node.getClientRects().length > 0);
+  }
+
   el.photoImage.addEventListener("error", () => { el.photoImage.hidden = true; });
-  el.photoClose.addEventListener("click", () => closePhoto());
+  el.photoClose.addEventListener("click", () => closePhoto(false));
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && photoVisible()) {
+    if (!photoVisible()) return;
+    if (event.key === "Escape") {
       event.preventDefault();
-      closePhoto();
+      closePhoto(false);
+    } else if (event.key === "Tab") {
+      // Focus stays in the dialog: from its last element Tab goes to its first, and Shift+Tab back.
+      const items = dialogFocusables();
+      if (items.length === 0) return;
+      const first = items[0];
+      const last = items[items.length - 1];
+      const inside = el.photoView.contains(document.activeElement);
+      if (event.shiftKey && (!inside || document.activeElement === first)) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && (!inside || document.activeElement === last)) {
+        event.preventDefault();
+        first.focus();
+      }
     }
   });
   el.photoView.addEventListener("click", (event) => {
-    if (event.target === el.photoView) closePhoto(); // a click on the backdrop
+    if (event.target === el.photoView) closePhoto(false); // a click on the backdrop
+  });
+
+  // Back and Forward: the URL says whether a photo is open (and which screen shows).
+  window.addEventListener("popstate", () => {
+    const url = readURL();
+    if (url.photo === null && photoVisible()) closePhoto(true);
+    else if (url.photo !== null && url.photo !== local.photoShown) openPhoto(url.photo, null, false);
+    if (url.screen !== local.screen) { local.screen = url.screen; renderScreen(); }
+    scheduleRender();
   });
 
   // ---------------------------------------------------------------- Screens (tabs)
@@ -4009,9 +4504,11 @@ body.has-dialog { overflow: hidden; }
 
   function showScreen(screen, focusTab) {
     if (!(screen in el.panels)) screen = "search";
+    if (screen !== local.screen) window.scrollTo(0, 0); // a screen starts at its top
     local.screen = screen;
-    history.replaceState(null, "", "#" + screen);
+    writeURL(false);
     renderScreen();
+    renderTitle();
     if (focusTab) el.tabs.find((t) => t.dataset.screen === screen).focus();
     scheduleRender();
   }
@@ -4032,16 +4529,36 @@ body.has-dialog { overflow: hidden; }
 
   // ---------------------------------------------------------------- Inputs
 
-  el.searchText.addEventListener("input", () => sendText(el.searchText.value));
+  el.searchText.addEventListener("input", () => {
+    local.boxDirty = true;
+    saveTyped(el.searchText.value);
+    if (local.offline) { scheduleRender(); return; } // sent on reconnection
+    sendText(el.searchText.value);
+    scheduleRender();
+  });
   el.searchForm.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (!el.searchGo.disabled) command("search/execute", { text: el.searchText.value });
+    if (!el.searchGo.disabled) executeSearch(el.searchText.value);
   });
-  el.searchCancel.addEventListener("click", () => command("search/cancel"));
-  el.photosMore.addEventListener("click", () => command("search/load-more"));
-  el.productsRefresh.addEventListener("click", () => command("products/refresh"));
+  el.searchCancel.addEventListener("click", async () => {
+    const cancelled = local.searchKind === "more" ? null : local.searchQuery;
+    const response = await command("search/cancel");
+    if (!response || !response.ok) return;
+    local.cancelledQuery = cancelled;
+    // The box goes back to the query whose results are shown, so that box, status and results agree.
+    const s = state.search;
+    const value = s && s.results.value;
+    if (value && cancelled !== null && trim(el.searchText.value) !== value.searchString) {
+      el.searchText.value = value.searchString;
+      local.boxDirty = true;
+      sendText(value.searchString, false);
+    }
+    scheduleRender();
+  });
+  el.photosMore.addEventListener("click", () => loadMorePhotos());
+  el.productsRefresh.addEventListener("click", () => refreshProducts());
   el.productsCancel.addEventListener("click", () => command("products/cancel"));
-  el.productsMore.addEventListener("click", () => command("products/load-more"));
+  el.productsMore.addEventListener("click", () => loadMoreProducts());
 
   // Pull to refresh (touch devices): drag down from the top of the page.
   const pull = { startY: null, distance: 0 };
@@ -4061,7 +4578,7 @@ body.has-dialog { overflow: hidden; }
   }, { passive: true });
   const endPull = () => {
     if (pull.startY === null) return;
-    if (pull.distance >= PULL_THRESHOLD) command("products/refresh");
+    if (pull.distance >= PULL_THRESHOLD) refreshProducts();
     pull.startY = null;
     pull.distance = 0;
     el.pull.classList.remove("dragging", "armed");
@@ -4076,7 +4593,24 @@ body.has-dialog { overflow: hidden; }
   // ---------------------------------------------------------------- Start
 
   async function start() {
-    showScreen(location.hash.slice(1) || "search", false);
+    try {
+      const carried = JSON.parse(sessionStorage.getItem(RECENT_KEY) || "[]");
+      if (Array.isArray(carried)) local.carriedRecent = carried.filter((r) => r && typeof r.searchString === "string");
+    } catch (error) {
+      // a damaged entry: nothing carried
+    }
+    const typed = sessionStorage.getItem(TYPED_KEY);
+    if (typed !== null) {
+      el.searchText.value = typed;
+      local.boxDirty = true;
+    } else if (local.urlQuery) {
+      el.searchText.value = local.urlQuery;
+    }
+    if (local.photoShown !== null && history.state === null) history.replaceState({ photo: null }, "");
+    renderScreen();
+    renderPhoto(null);
+    renderTitle();
+    if (local.photoShown !== null) el.photoClose.focus();
     setConnection("connecting");
     if (sessionId) {
       document.documentElement.dataset.session = sessionId;
