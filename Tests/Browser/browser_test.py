@@ -200,6 +200,13 @@ class Scenario:
         return self.js(f'const e = document.querySelector(\'[data-testid="{testid}"]\'); '
                        'return !!e && !e.hidden && e.getClientRects().length > 0;')
 
+    def on_top(self, testid):
+        """Shown and not covered: the element at its centre is inside it (e.g. not under the photo sheet)."""
+        return self.js(f'const e = document.querySelector(\'[data-testid="{testid}"]\'); '
+                       'if (!e || e.hidden) return false; const r = e.getBoundingClientRect(); '
+                       'const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); '
+                       'return !!top && e.contains(top);')
+
     def text_of(self, testid):
         return self.js(f'const e = document.querySelector(\'[data-testid="{testid}"]\'); '
                        'return e ? e.textContent.trim() : null;')
@@ -960,14 +967,14 @@ def restart_scenario(scenario, server, durable):
 
     s.step("the server stops: the page says so plainly")
     server.stop()
-    s.wait(lambda: s.by_testid("notice").get_attribute("data-state") == "offline" and s.shown("notice")
-           and "can’t be reached" in s.text_of("notice"), "the offline notice")
+    s.wait(lambda: s.by_testid("notice").get_attribute("data-state") == "offline" and s.on_top("notice")
+           and "can’t be reached" in s.text_of("notice"), "the offline notice, over the open photo")
     s.shot("20-offline-photo")
 
     s.step("the server starts again: Reconnected, the photo and the results are back")
     server.start()
     expected = "Reconnected." if durable else "Reconnected. The server had restarted, so your results were reloaded."
-    s.wait(lambda: s.shown("notice") and s.text_of("notice") == expected, f"the notice {expected!r}", timeout=30)
+    s.wait(lambda: s.on_top("notice") and s.text_of("notice") == expected, f"the notice {expected!r}", timeout=30)
     s.wait(lambda: (p := s.photo_state()) is not None and p["photoId"] == photo["id"]
            and p["detail"]["status"] == "loaded" and s.by_testid("photo-view").is_displayed(),
            "the photo open again on the server")

@@ -2736,7 +2736,6 @@ enum EmbeddedResources {
       <span class="dot" aria-hidden="true"></span><span class="connection-label">Connecting…</span>
     </span>
   </div>
-  <div id="notice" class="notice" role="status" aria-live="polite" data-state="none" hidden data-testid="notice"></div>
 </header>
 
 <main id="main" tabindex="-1">
@@ -2843,6 +2842,7 @@ enum EmbeddedResources {
     </section>
   </article>
 </div>
+<div id="notice" class="notice" role="status" aria-live="polite" data-state="none" hidden data-testid="notice"></div>
 <noscript><p class="banner">This page needs JavaScript to talk to the server.</p></noscript>
 </body>
 </html>
@@ -2920,10 +2920,11 @@ h2 { font-size: 1rem; margin: 0 0 .5rem; color: var(--muted); font-weight: 600; 
 .connection[data-state="live"] .dot { background: var(--ok); }
 .connection[data-state="reconnecting"] .dot { background: var(--danger); animation: pulse 1s infinite alternate; }
 
-/* The connection notice under the top bar: lost (stays), back again (goes after a while) */
+/* The connection notice, over everything (the photo sheet too): lost (stays), back again (goes after a while) */
 .notice {
-  max-width: 1100px; margin: 0 auto; padding: .5rem 1rem; font-size: .9rem; font-weight: 600;
-  border-top: 1px solid var(--border);
+  position: fixed; z-index: 40; left: 50%; bottom: 1rem; transform: translateX(-50%);
+  width: max-content; max-width: min(40rem, calc(100% - 1.5rem)); padding: .65rem 1rem; font-size: .9rem;
+  font-weight: 600; border-radius: var(--radius); border: 1px solid currentColor; box-shadow: 0 6px 20px rgba(0, 0, 0, .2);
 }
 .notice[data-state="offline"] { background: var(--notice-offline-bg); color: var(--notice-offline-text); }
 .notice[data-state="reconnected"] { background: var(--notice-ok-bg); color: var(--notice-ok-text); }
@@ -4005,7 +4006,11 @@ body.has-dialog { overflow: hidden; }
     const stale = Boolean(value) && (newSearch || failedKind === "search");
     el.photos.classList.toggle("stale", stale);
     el.photosSkeleton.hidden = !newSearch;
-    if (newSearch) fillSkeleton(el.photosSkeleton, value ? 4 : 8, createPhotoSkeleton);
+    if (newSearch) {
+      // One row of placeholders over earlier results (as many as the grid has columns), two rows on an empty page.
+      const columns = getComputedStyle(el.photosSkeleton).gridTemplateColumns.split(" ").length || 4;
+      fillSkeleton(el.photosSkeleton, value ? columns : 2 * columns, createPhotoSkeleton);
+    }
 
     const searchError = !s.isSearching && failedKind === "search" ? results.error || s.lastError : null;
     const moreError = !s.isSearching && failedKind === "more" ? results.error || s.lastError : null;

@@ -863,7 +863,11 @@
     const stale = Boolean(value) && (newSearch || failedKind === "search");
     el.photos.classList.toggle("stale", stale);
     el.photosSkeleton.hidden = !newSearch;
-    if (newSearch) fillSkeleton(el.photosSkeleton, value ? 4 : 8, createPhotoSkeleton);
+    if (newSearch) {
+      // One row of placeholders over earlier results (as many as the grid has columns), two rows on an empty page.
+      const columns = getComputedStyle(el.photosSkeleton).gridTemplateColumns.split(" ").length || 4;
+      fillSkeleton(el.photosSkeleton, value ? columns : 2 * columns, createPhotoSkeleton);
+    }
 
     const searchError = !s.isSearching && failedKind === "search" ? results.error || s.lastError : null;
     const moreError = !s.isSearching && failedKind === "more" ? results.error || s.lastError : null;
