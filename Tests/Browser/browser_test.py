@@ -987,6 +987,9 @@ def restart_scenario(scenario, server, durable):
     s.wait_search_settled(query)
     s.wait(lambda: query in [b.get_attribute("data-search") for b in s.all_by_testid("recent-search")],
            "the recent search still shown")
+    s.wait(lambda: s.js("return document.querySelectorAll("
+                        "'[data-testid=\"photo-favorites\"][data-loaded=\"true\"]').length > 0;"),
+           "the counts of the photos in view after the restart")
     s.shot("21-reconnected")
 
     s.step("typing while the server is down: the text is kept, and searched once it is back")

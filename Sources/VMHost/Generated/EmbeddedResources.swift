@@ -3525,6 +3525,7 @@ body.has-dialog { overflow: hidden; }
     if (!local.offline) return;
     local.offline = false;
     local.announceReconnect = true;
+    local.sentVisibleKey = ""; // counts asked for before the outage may have died with the server: ask again
   }
 
   function openStream() {
@@ -3763,8 +3764,11 @@ body.has-dialog { overflow: hidden; }
 
   function sendVisible() {
     const ids = Array.from(local.visiblePhotos).slice(0, 500);
-    local.sentVisibleKey = pendingVisibleKey();
-    command("search/visible", { photoIds: ids });
+    const key = pendingVisibleKey();
+    local.sentVisibleKey = key;
+    command("search/visible", { photoIds: ids }).then((response) => {
+      if (!response && local.sentVisibleKey === key) local.sentVisibleKey = ""; // unreachable: ask again later
+    });
   }
 
   /** The visible photos whose counts are still unknown, as a comparable key. */

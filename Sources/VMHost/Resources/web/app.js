@@ -382,6 +382,7 @@
     if (!local.offline) return;
     local.offline = false;
     local.announceReconnect = true;
+    local.sentVisibleKey = ""; // counts asked for before the outage may have died with the server: ask again
   }
 
   function openStream() {
@@ -620,8 +621,11 @@
 
   function sendVisible() {
     const ids = Array.from(local.visiblePhotos).slice(0, 500);
-    local.sentVisibleKey = pendingVisibleKey();
-    command("search/visible", { photoIds: ids });
+    const key = pendingVisibleKey();
+    local.sentVisibleKey = key;
+    command("search/visible", { photoIds: ids }).then((response) => {
+      if (!response && local.sentVisibleKey === key) local.sentVisibleKey = ""; // unreachable: ask again later
+    });
   }
 
   /** The visible photos whose counts are still unknown, as a comparable key. */
