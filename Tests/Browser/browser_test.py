@@ -304,6 +304,8 @@ class Scenario:
             "connection state 'live' with both snapshots",
         )
         self.shot("01-live")
+        if not self.h2:
+            self.axe("the start screen")
         if self.h2:
             self.step("the page and the event stream came over HTTP/2")
             self.check_event_stream_h2()
@@ -721,6 +723,7 @@ class Scenario:
         if "Flickr isn’t answering right now." not in self.by_testid("photos-error").text:
             raise StepFailed(f"the load-more error reads {self.by_testid('photos-error').text!r}")
         self.shot("11-load-more-error")
+        self.axe("a failed page")
         self.control()
         self.by_testid("photos-error").find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]').click()
         self.wait(lambda: self.count("photo") > before and not self.shown("photos-error"), "Try again to load the page")
@@ -734,6 +737,7 @@ class Scenario:
         if "Flickr isn’t answering right now." not in self.by_testid("photo-error").text:
             raise StepFailed(f"the photo error reads {self.by_testid('photo-error').text!r}")
         self.shot("12-photo-error")
+        self.axe("a photo that failed to load")
         self.control()
         self.by_testid("photo-error").find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]').click()
         self.wait(lambda: (p := self.photo_state())["detail"]["status"] == "loaded"
@@ -798,10 +802,24 @@ class Scenario:
         self.wait(lambda: self.shown("products-more-error") and not self.shown("products-error"),
                   "the load-more error at the bottom only")
         self.shot("16-products-more-error")
+        self.axe("failed products")
         self.control()
         self.by_testid("products-more-error").find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]').click()
         self.wait(lambda: self.count("product") > 20 and not self.shown("products-more-error"),
                   "Try again to load the next page")
+
+        self.step("dark colour scheme: contrast on both screens")
+        self.driver.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        try:
+            self.wait(lambda: self.js("return matchMedia('(prefers-color-scheme: dark)').matches;"), "dark mode")
+            self.axe("the products, dark")
+            self.shot("17-products-dark")
+            self.by_testid("tab-search").click()
+            self.wait_search_settled_any()
+            self.axe("the search, dark")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
     def check_patch_apply(self):
         """Runs RFC 6902 examples through the page's own apply function."""
@@ -971,6 +989,7 @@ def restart_scenario(scenario, server, durable):
     s.wait(lambda: s.by_testid("notice").get_attribute("data-state") == "offline" and s.on_top("notice")
            and "can’t be reached" in s.text_of("notice"), "the offline notice, over the open photo")
     s.shot("20-offline-photo")
+    s.axe("the offline notice over the photo")
 
     s.step("the server starts again: Reconnected, the photo and the results are back")
     server.start()
@@ -991,6 +1010,7 @@ def restart_scenario(scenario, server, durable):
                         "'[data-testid=\"photo-favorites\"][data-loaded=\"true\"]').length > 0;"),
            "the counts of the photos in view after the restart")
     s.shot("21-reconnected")
+    s.axe("the reconnected notice")
 
     s.step("typing while the server is down: the text is kept, and searched once it is back")
     server.stop()
