@@ -28,9 +28,9 @@ enum FlickrFixtures {
     }
 
     /// The `flickr.photos.search` answer; `empty` finds nothing whatever the text.
-    static func search(text: String, page requestedPage: Int, perPage requestedPerPage: Int, empty: Bool = false)
-        -> JSONValue
-    {
+    static func search(
+        text: String, page requestedPage: Int, perPage requestedPerPage: Int, empty: Bool = false
+    ) -> JSONValue {
         let perPage = min(max(requestedPerPage, 1), maxPerPage)
         let page = max(requestedPage, 1)
         let total = empty ? 0 : total(for: text)
