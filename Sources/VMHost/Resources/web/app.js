@@ -370,18 +370,31 @@
     }
   }
 
+  let offlineTimer = 0;
+
+  /**
+   * The stream is down: typed text is kept from now on; the notice comes after a moment, so that a stream that
+   * reconnects at once (a node handing its sessions over) does not flash it.
+   */
   function goneOffline() {
     if (local.offline) return;
     local.offline = true;
     setConnection("reconnecting");
-    showNotice("offline", "The server can’t be reached right now. Your page stays as it is and what you type "
-      + "is kept; it reconnects by itself.");
+    clearTimeout(offlineTimer);
+    offlineTimer = setTimeout(() => {
+      if (!local.offline) return;
+      local.offlineShown = true;
+      showNotice("offline", "The server can’t be reached right now. Your page stays as it is and what you type "
+        + "is kept; it reconnects by itself.");
+    }, 1500);
   }
 
   function backOnline() {
     if (!local.offline) return;
+    clearTimeout(offlineTimer);
     local.offline = false;
-    local.announceReconnect = true;
+    local.announceReconnect = local.offlineShown;
+    local.offlineShown = false;
     local.sentVisibleKey = ""; // counts asked for before the outage may have died with the server: ask again
   }
 
@@ -470,6 +483,7 @@
     boxDirty: false,
     pendingExecute: null, // Go pressed while the server was unreachable: run on reconnection
     offline: false,
+    offlineShown: false, // the offline notice was shown: "Reconnected" follows it
     announceReconnect: false,
     replayPending: true, // compare the state with the URL and the box once the snapshots are there
     newSession: false, // the session was replaced: the replay says the results were reloaded
