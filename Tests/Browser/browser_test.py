@@ -627,11 +627,14 @@ class Scenario:
         photo_id = self.wait_search_settled_any()["photos"][1]["id"]
         old_session = self.js("return sessionStorage.getItem('vmhost.sessionId');")
         self.js("sessionStorage.clear();")
+        # NB: through another page, so that the link loads the page anew (the same path and query with another
+        # hash would only be a same-document navigation).
+        self.driver.get("about:blank")
         self.driver.get(f"{self.base_url}/?q={link_query}#photo/{photo_id}")
         self.wait(lambda: self.by_testid("photo-view").is_displayed(), "the photo of the link")
         self.wait(lambda: (p := self.photo_state()) is not None and p["photoId"] == photo_id
                   and p["detail"]["status"] == "loaded", "the photo of the link to load")
-        if self.js("return sessionStorage.getItem('vmhost.sessionId');") == old_session:
+        if self.js("return sessionStorage.getItem('vmhost.sessionId');") in (old_session, None):
             raise StepFailed("the link did not start a new session")
         self.shot("09-shared-link")
         self.driver.find_element(By.TAG_NAME, "body")
@@ -780,8 +783,19 @@ class Scenario:
         self.control()
 
     def check_product_errors(self):
-        self.step("products: a failed refresh at the top, a failed page at the bottom, each with Try again")
+        self.step("products: skeleton rows while the first page loads")
+        # This session (the shared link's) has not shown its products yet: the screen loads them when shown.
+        if self.products_state()["page"] != 0:
+            raise StepFailed("the shared link's session already has products")
+        self.control(latencyMs=1500)
         self.by_testid("tab-products").click()
+        self.wait(lambda: self.shown("products-skeleton") and self.products_state()["isRefreshing"],
+                  "skeleton rows while the first page loads")
+        self.shot("15b-products-skeleton")
+        self.wait(lambda: self.count("product") == 20 and not self.shown("products-skeleton"), "the first page")
+        self.control()
+
+        self.step("products: a failed refresh at the top, a failed page at the bottom, each with Try again")
         self.wait(lambda: self.by_testid("panel-products").is_displayed(), "the products screen")
         self.js("window.scrollTo(0, 0);")
         self.control(fault="http500")
@@ -1019,6 +1033,9 @@ def restart_scenario(scenario, server, durable):
     time.sleep(1)
     if s.by_testid("search-input").get_attribute("value") != typed or not s.by_testid("search-go").is_enabled():
         raise StepFailed("the text typed offline was not kept (or Go is disabled)")
+    status = s.text_of("search-status")
+    if status != f"Offline: the search for “{typed}” runs when the server is back.":
+        raise StepFailed(f"the status while offline reads {status!r}")
     s.shot("22-typed-offline")
     server.start()
     s.wait(lambda: s.shown("notice") and s.text_of("notice").startswith("Reconnected"), "Reconnected", timeout=30)
@@ -1026,6 +1043,17 @@ def restart_scenario(scenario, server, durable):
     s.wait(lambda: s.url() == "/?q=harbor%20seals#search" and s.by_testid("search-input").get_attribute("value") == typed,
            "the typed query in the box and the URL")
     s.shot("23-typed-searched")
+
+    s.step("a restart on the products screen: the products come back")
+    s.by_testid("tab-products").click()
+    s.wait(lambda: s.count("product") > 0 and not s.products_state()["isRefreshing"], "the products")
+    server.stop()
+    s.wait(lambda: s.by_testid("notice").get_attribute("data-state") == "offline", "the offline notice")
+    server.start()
+    s.wait(lambda: s.on_top("notice") and s.text_of("notice") == expected, f"the notice {expected!r}", timeout=30)
+    s.wait(lambda: (p := s.products_state()) is not None and len(p["items"]) > 0 and s.count("product") > 0
+           and s.url() == "/?q=harbor%20seals#products", "the products screen with its products")
+    s.shot("24-products-reconnected")
 
 
 def check_assets(base_url, tls_context=None):

@@ -896,8 +896,11 @@
     renderBanner(el.photosError, moreError, "More photos couldn’t be loaded.", "Flickr", () => loadMorePhotos());
 
     let status;
-    if (local.pendingExecute !== null) {
-      status = "Offline: the search for " + quoted(trim(local.pendingExecute)) + " runs when the server is back.";
+    const typedOffline = local.offline && local.boxDirty && searchable(el.searchText.value)
+      && trim(el.searchText.value) !== (value ? value.searchString : null) ? trim(el.searchText.value) : null;
+    if (local.pendingExecute !== null || typedOffline !== null) {
+      status = "Offline: the search for " + quoted(local.pendingExecute !== null ? trim(local.pendingExecute)
+        : typedOffline) + " runs when the server is back.";
     } else if (s.isSearching) {
       status = newSearch ? "Loading photos for " + quoted(query) + "…"
         : "Loading more photos for " + quoted(value ? value.searchString : trim(s.searchText)) + "…";
