@@ -3381,7 +3381,12 @@ body.has-dialog { overflow: hidden; }
   /** What the address says: `?q=` the query, `#search`, `#products` or `#photo/<id>` (over the search). */
   function readURL() {
     const q = new URLSearchParams(location.search).get("q");
-    const hash = decodeURIComponent(location.hash.slice(1));
+    let hash = location.hash.slice(1);
+    try {
+      hash = decodeURIComponent(hash);
+    } catch (error) {
+      // a malformed escape: the hash as it is
+    }
     if (hash.startsWith("photo/") && hash.length > 6) return { q: trim(q), screen: "search", photo: hash.slice(6) };
     return { q: trim(q), screen: hash === "products" ? "products" : "search", photo: null };
   }
@@ -3724,7 +3729,12 @@ body.has-dialog { overflow: hidden; }
     startedSearch("search", query);
     local.boxDirty = false;
     saveTyped(null);
-    command("search/execute", { text });
+    command("search/execute", { text }).then((response) => {
+      if (response === null && local.offline && local.pendingExecute === null) {
+        local.pendingExecute = text; // the server went away meanwhile: run it on reconnection
+        scheduleRender();
+      }
+    });
   }
 
   /**
