@@ -731,6 +731,24 @@ class Scenario:
         self.by_testid("photos-error").find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]').click()
         self.wait(lambda: self.count("photo") > before and not self.shown("photos-error"), "Try again to load the page")
 
+        self.step("a search the server refuses (429 rate_limited) says so at the top, with Try again")
+        # The page's own fetch answers 429 for search/execute, as the server does once a session's upstream budget
+        # is spent (`upstreamCallsPerMinute`).
+        self.js(
+            "window.realFetch = window.fetch;"
+            "window.fetch = (url, init) => String(url).endsWith('/search/execute') ? Promise.resolve(new Response("
+            "JSON.stringify({error: {code: 'rate_limited', message: 'too many upstream calls'}}),"
+            "{status: 429, headers: {'Content-Type': 'application/json', 'Retry-After': '2'}})) : window.realFetch(url, init);")
+        self.js("window.scrollTo(0, 0);")
+        self.type_search(words["meadow"])
+        self.by_testid("search-go").click()
+        self.wait(lambda: self.shown("search-error") and self.text_of("error-message")
+                  == "Too many requests at once. Wait a moment, then try again.", "the refusal at the top")
+        self.js("window.fetch = window.realFetch;")
+        self.by_testid("search-error").find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]').click()
+        self.wait_search_settled(words["meadow"])
+        self.wait(lambda: not self.shown("search-error"), "Try again to run the search")
+
         self.step("a photo that fails to load says so in its sheet, with Try again")
         self.js("window.scrollTo(0, 0);")
         self.control(fault="http500")

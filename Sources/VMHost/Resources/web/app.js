@@ -514,6 +514,9 @@
     cancelledQuery: null,
     wasSearching: false,
     productsKind: null, // "refresh" or "more": what the products' last load was
+    // Commands the server refused (e.g. 429 rate_limited), shown where a failure of their load would show.
+    refused: { search: null, more: null, products: null, productsMore: null },
+    refusedQuery: null, // the query of the refused search (the server's text may be another by then)
     // The photo the detail view shows: set at once on a click (before the server's state arrives), null
     // after close. `photoClosing` hides a photo the server still reports until its close is answered.
     photoShown: initialURL.photo,
@@ -570,6 +573,7 @@
   function startedSearch(kind, query) {
     local.searchKind = kind;
     if (kind === "search") {
+      local.refused.search = null;
       local.searchQuery = query;
       local.cancelledQuery = null;
     }
@@ -587,6 +591,8 @@
     local.boxDirty = false;
     saveTyped(null);
     command("search/execute", { text }).then((response) => {
+      local.refusedQuery = query;
+      noteRefusal("search", response);
       if (response === null && local.offline && local.pendingExecute === null) {
         local.pendingExecute = text; // the server went away meanwhile: run it on reconnection
         scheduleRender();
@@ -689,7 +695,7 @@
    */
   function maybeLoadMore() {
     const s = state.search;
-    if (s && s.canLoadMore && s.results.status === "loaded" && !s.lastError && !local.offline
+    if (s && s.canLoadMore && s.results.status === "loaded" && !s.lastError && !local.offline && !local.refused.more
         && nearEnd(el.photosSentinel, el.panels.search) && local.photosLoadKey !== s.version
         && s.version >= local.photosLoadAfter && !photoVisible()) {
       local.photosLoadKey = s.version;
@@ -697,6 +703,7 @@
     }
     const p = state.products;
     if (p && p.hasMore && p.page > 0 && !p.isRefreshing && !p.isLoadingMore && !p.lastError && !local.offline
+        && !local.refused.productsMore
         && nearEnd(el.productsSentinel, el.panels.products) && local.productsLoadKey !== p.version
         && p.version >= local.productsLoadAfter) {
       local.productsLoadKey = p.version;
@@ -708,7 +715,7 @@
     local.photosLoadAfter = Infinity;
     startedSearch("more", null);
     const generation = local.sessionGeneration;
-    loadMore("search/load-more").then((after) => {
+    loadMore("search/load-more", "more").then((after) => {
       if (generation === local.sessionGeneration) local.photosLoadAfter = after;
     });
   }
@@ -717,19 +724,33 @@
     local.productsLoadAfter = Infinity;
     local.productsKind = "more";
     const generation = local.sessionGeneration;
-    loadMore("products/load-more").then((after) => {
+    loadMore("products/load-more", "productsMore").then((after) => {
       if (generation === local.sessionGeneration) local.productsLoadAfter = after;
     });
   }
 
   function refreshProducts() {
     local.productsKind = "refresh";
-    command("products/refresh");
+    local.refused.products = null;
+    command("products/refresh").then((response) => noteRefusal("products", response));
+  }
+
+  /**
+   * A command the server refused for a reason the user should hear (`429 rate_limited`, `503 overloaded`, …)
+   * shows as an error next to what it was for, until that is asked for again. A `409` is no such reason: it
+   * answers a command sent on a state the server has moved past, and the next change brings a new chance.
+   */
+  async function noteRefusal(slot, response) {
+    const refused = response && !response.ok && response.status !== 409 && response.status !== 404;
+    local.refused[slot] = refused ? await commandError(response) : null;
+    scheduleRender();
   }
 
   /** Sends a load-more; resolves to the version its `202` names (0 for any other answer or a failure). */
-  async function loadMore(path) {
+  async function loadMore(path, slot) {
+    local.refused[slot] = null;
     const response = await command(path);
+    if (response && response.status !== 202) noteRefusal(slot, response);
     if (!response || response.status !== 202) return 0;
     try {
       const body = await response.json();
@@ -792,6 +813,9 @@
       case "network":
         return service + " can’t be reached right now.";
       case "upstream":
+        if (status === 429 && /budget/.test(error.message || "")) {
+          return "That was a lot of searching in a short time. Wait a moment, then search again.";
+        }
         if (status === 429) return service + " is getting too many requests. Wait a minute, then try again.";
         if (status !== null && status >= 500) return service + " isn’t answering right now.";
         return service + " turned the request down.";
@@ -897,9 +921,12 @@
       fillSkeleton(el.photosSkeleton, value ? columns : 2 * columns, createPhotoSkeleton);
     }
 
-    const searchError = !s.isSearching && failedKind === "search" ? results.error || s.lastError : null;
-    const moreError = !s.isSearching && failedKind === "more" ? results.error || s.lastError : null;
-    const failedText = local.failedQuery || trim(s.searchText);
+    // NB: a lastError without failed results is a search that did not run (the automatic search out of budget).
+    const searchError = local.refused.search || (s.isSearching ? null : failedKind === "search"
+      ? results.error || s.lastError : failedKind === null ? s.lastError : null);
+    const moreError = local.refused.more || (!s.isSearching && failedKind === "more" ? results.error || s.lastError
+      : null);
+    const failedText = local.refused.search ? local.refusedQuery : local.failedQuery || trim(s.searchText);
     renderBanner(el.searchError, searchError, "The search for " + quoted(failedText) + " failed.", "Flickr", () => {
       executeSearch(failedText);
     });
@@ -1073,11 +1100,12 @@
     el.productsSkeleton.hidden = !firstLoad;
     if (firstLoad) fillSkeleton(el.productsSkeleton, 6, createProductSkeleton);
     el.products.classList.toggle("stale", p.isRefreshing && p.items.length > 0);
-    const moreFailed = p.lastError && !busy && local.productsKind === "more" && p.items.length > 0;
-    renderBanner(el.productsError, p.lastError && !busy && !moreFailed ? p.lastError : null,
-      "The products couldn’t be loaded.", "The product service", () => refreshProducts());
-    renderBanner(el.productsMoreError, moreFailed ? p.lastError : null, "More products couldn’t be loaded.",
-      "The product service", () => loadMoreProducts());
+    const moreFailed = Boolean(local.refused.productsMore)
+      || (p.lastError && !busy && local.productsKind === "more" && p.items.length > 0);
+    renderBanner(el.productsError, local.refused.products || (p.lastError && !busy && !moreFailed ? p.lastError
+      : null), "The products couldn’t be loaded.", "The product service", () => refreshProducts());
+    renderBanner(el.productsMoreError, moreFailed ? local.refused.productsMore || p.lastError : null,
+      "More products couldn’t be loaded.", "The product service", () => loadMoreProducts());
 
     let status;
     if (p.isRefreshing) status = "Refreshing…";
