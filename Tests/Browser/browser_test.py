@@ -1,9 +1,10 @@
 """Headless-Chromium test of vmhost's thin web client (served at `/`).
 
-Usage: browser_test.py [--h2] BASE_URL SCREENSHOT_DIR
+Usage: browser_test.py [--h2] [--fake-url URL] [--binary PATH] BASE_URL SCREENSHOT_DIR
 Runs the scenario at a desktop size (1280x900) and a phone size (390x844); exits non-zero with the failed step.
 The photo step opens a search result in the detail view (PhotoState over the multiplexed stream), keeps a
-screenshot of it (SCREENSHOT_DIR/{desktop,phone}-06b-photo.png) and closes it with Escape.
+screenshot of it (SCREENSHOT_DIR/{desktop,phone}-06b-photo.png), checks the URL (#photo/<id>), the title, the
+date format and that Tab stays in the dialog, closes it with Back, opens it with Forward and closes it with Escape.
 
 --fake-url URL: the embedded fake upstream of the vmhost at BASE_URL (its `/_control` injects faults, latency and
 empty results): the scenario then also drives the error, empty, loading and cancel screens. --binary PATH: the vmhost

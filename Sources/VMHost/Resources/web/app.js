@@ -517,8 +517,8 @@
     // Commands the server refused (e.g. 429 rate_limited), shown where a failure of their load would show.
     refused: { search: null, more: null, products: null, productsMore: null },
     refusedQuery: null, // the query of the refused search (the server's text may be another by then)
-    // The photo the detail view shows: set at once on a click (before the server's state arrives), null
-    // after close. `photoClosing` hides a photo the server still reports until its close is answered.
+    // The photo the detail view shows, as the URL names it (`#photo/<id>`): set at once on a click (before the
+    // server's state arrives), null after close. `photoClosing`: a close on its way to the server.
     photoShown: initialURL.photo,
     photoClosing: false,
     photoOpener: null,
@@ -1231,7 +1231,10 @@
     return response;
   }
 
-  /** The id of the photo the view shows: the one just clicked, else the one the server has open. */
+  /**
+   * The id of the photo the view shows: the one the URL names (a click, Back or Forward, a link), set at once,
+   * before the server's state arrives; the server is brought to it (`replay`), not the other way round.
+   */
   function shownPhotoId() {
     return local.photoShown;
   }
