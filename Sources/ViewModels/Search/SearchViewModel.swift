@@ -27,8 +27,7 @@ public final class SearchViewModel {
 
     private let service: any FlickrService
     private let clock: any Clock<Duration>
-    private var search: (task: Task<Void, Never>, restore: Loadable<SearchResults, SearchRequest>, id: Int)?
-    private var nextSearchID = 0
+    private var search = LatestWins<Loadable<SearchResults, SearchRequest>>()
     private var debounce: Task<Void, Never>?
     private let idleWaiters = IdleWaiters()
     private let metadataWaiters = IdleWaiters()
@@ -47,7 +46,7 @@ public final class SearchViewModel {
     }
 
     /// Whether a search is in flight or a debounced search is pending.
-    public var isBusy: Bool { search != nil || debounce != nil }
+    public var isBusy: Bool { search.isRunning || debounce != nil }
 
     // MARK: Commands
 
@@ -85,7 +84,7 @@ public final class SearchViewModel {
     /// Loads the next page of the current results.
     /// - Throws: ``CommandDisabled`` unless results are shown, more pages exist and nothing is loading.
     public func loadMore() throws(CommandDisabled) {
-        guard search == nil else { throw CommandDisabled("a search is in progress") }
+        guard !search.isRunning else { throw CommandDisabled("a search is in progress") }
         guard let value = state.results.value else { throw CommandDisabled("there are no results to extend") }
         guard value.page < value.pages else { throw CommandDisabled("all \(value.pages) pages are loaded") }
         startSearch(SearchRequest(text: value.searchString, page: value.page + 1))
@@ -95,10 +94,8 @@ public final class SearchViewModel {
     public func cancel() {
         debounce?.cancel()
         debounce = nil
-        guard let search else { return }
-        search.task.cancel()
-        self.search = nil
-        state.results = search.restore
+        guard let restore = search.abandon() else { return }
+        state.results = restore
         idleWaiters.resumeAll()
     }
 
@@ -185,27 +182,21 @@ public final class SearchViewModel {
     }
 
     private func startSearch(_ request: SearchRequest) {
-        let restore: Loadable<SearchResults, SearchRequest>
-        if let search {
-            search.task.cancel()
-            restore = search.restore
-        } else {
-            restore = state.results
-        }
+        let restore = search.abandon() ?? state.results
         if request.page == 1 { resetMetadata() }
-        let id = nextSearchID
-        nextSearchID += 1
-        let task = Task { [weak self, service] in
+        search.start(restoring: restore) { [weak self, service] id in
             let outcome = await LoadOutcome.of { try await service.search(text: request.text, page: request.page) }
-            self?.finishSearch(id: id, request: request, outcome: outcome)
+            self?.finishSearch(id, request: request, outcome: outcome)
         }
-        search = (task, restore, id)
         state.results = .loading(request, previous: restore.value)
     }
 
-    private func finishSearch(id: Int, request: SearchRequest, outcome: LoadOutcome<FlickrSearchPage>) {
-        guard let search, search.id == id else { return }
-        self.search = nil
+    private func finishSearch(
+        _ id: LatestWins<Loadable<SearchResults, SearchRequest>>.LoadID, request: SearchRequest,
+        outcome: LoadOutcome<FlickrSearchPage>
+    ) {
+        // NB: a search that was cancelled or replaced must not touch the state, even if its result arrived.
+        guard let restore = search.finish(id) else { return }
         var next = state
         switch outcome {
         case .success(let page):
@@ -223,7 +214,7 @@ public final class SearchViewModel {
                 )
             } else {
                 var extended =
-                    search.restore.value
+                    restore.value
                     ?? SearchResults(
                         searchString: request.text, totalResults: page.total, page: 0, pages: 0, photos: [])
                 extended.photos += cells
@@ -235,10 +226,10 @@ public final class SearchViewModel {
             next.results = .loaded(results)
             next.lastError = nil
         case .failure(let error):
-            next.results = .failed(error, previous: search.restore.value)
+            next.results = .failed(error, previous: restore.value)
             next.lastError = error
         case .cancelled:
-            next.results = search.restore
+            next.results = restore
         }
         state = next
         if !isBusy { idleWaiters.resumeAll() }
