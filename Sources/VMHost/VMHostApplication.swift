@@ -108,7 +108,8 @@ public final class VMHostApplication {
                 maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: configuration.httpIdleTimeout,
                 keepaliveInterval: configuration.keepaliveInterval,
                 streamMaxPendingBytes: configuration.streamMaxPendingBytes,
-                maxConnections: configuration.maxConnections, errorResponder: .apiJSON
+                maxConnections: configuration.maxConnections, errorResponder: .apiJSON, checksOrigin: true,
+                allowedOrigins: configuration.allowedOrigins
             ),
             router: router, logger: logger
         )
@@ -167,7 +168,7 @@ public final class VMHostApplication {
     /// nothing, so the fuzz target (`Sources/VMHostFuzz`) matches paths against exactly the server's routes.
     package func makeRouter() -> Router {
         var router = Router()
-        Routes(
+        let routes = Routes(
             sessions: sessions, metrics: metrics,
             idleTimeoutSeconds: Int(configuration.sessionIdleTimeout.components.seconds),
             serverLoad: { [weak self] in
@@ -180,7 +181,8 @@ public final class VMHostApplication {
             },
             isDraining: { [weak self] in self?.isDraining ?? true }
         )
-        .register(on: &router)
+        routes.maxStreamsPerSession = configuration.maxStreamsPerSession
+        routes.register(on: &router)
         return router
     }
 
