@@ -41,6 +41,15 @@ public final class Session {
         var value = 0
     }
 
+    /// The session's budget of upstream loads, shared by its view models (nil: unlimited).
+    public private(set) var upstreamBudget: UpstreamBudget?
+
+    /// Gives the session's view models `budget` to draw their upstream loads from.
+    public func useUpstreamBudget(_ budget: UpstreamBudget) {
+        upstreamBudget = budget
+        for slot in slots { slot.model.upstreamBudget = budget }
+    }
+
     /// Counts `sink` among the session's open streams until it closes.
     public func countStream(_ sink: any EventSink) {
         let count = streamCount

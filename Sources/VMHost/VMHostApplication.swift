@@ -61,11 +61,14 @@ public final class VMHostApplication {
         let upstreams = UpstreamFactory(client: client, configuration: configuration, metrics: metrics)
         self.upstreams = upstreams
         let idleTimeout = configuration.sessionIdleTimeout
+        var store = SessionStoreConfiguration(
+            idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
+            sweepInterval: min(.seconds(5), idleTimeout / 4), replay: configuration.replay
+        )
+        store.idempotencyBytes = configuration.idempotencyBytesPerSession
+        store.upstreamCallsPerMinute = configuration.upstreamCallsPerMinute
         sessions = SessionStore(
-            configuration: SessionStoreConfiguration(
-                idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
-                sweepInterval: min(.seconds(5), idleTimeout / 4), replay: configuration.replay
-            ),
+            configuration: store,
             viewModels: Self.viewModels(upstreams, clock: clock), now: now
         )
     }
@@ -146,7 +149,8 @@ public final class VMHostApplication {
         redis.connectTimeout = configuration.redisTimeout
         let journal = RedisJournal(
             client: RedisClient(configuration: redis), store: sessions, node: nodeID,
-            idleTimeout: configuration.sessionIdleTimeout, logger: logger
+            idleTimeout: configuration.sessionIdleTimeout, logger: logger,
+            keyBytesCapacity: configuration.idempotencyBytesPerSession
         )
         let metrics = self.metrics
         journal.onWriteLatency = { metrics.journalWrite($0) }

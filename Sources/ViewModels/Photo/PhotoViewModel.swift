@@ -27,6 +27,8 @@ public final class PhotoViewModel {
     }
 
     private let service: any FlickrService
+    /// The session's budget of upstream loads (``UpstreamBudget``); nil: unlimited.
+    public var upstreamBudget: UpstreamBudget?
     private var loads: [Part: (task: Task<Void, Never>, id: Int)] = [:]
     private var nextLoadID = 0
     private let idleWaiters = IdleWaiters()

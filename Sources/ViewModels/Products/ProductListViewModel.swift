@@ -20,6 +20,8 @@ public final class ProductListViewModel {
     public var onChange: (@LoopActor (ProductListState) -> Void)?
 
     private let service: any ProductService
+    /// The session's budget of upstream loads (``UpstreamBudget``); nil: unlimited.
+    public var upstreamBudget: UpstreamBudget?
     private var inFlight: (task: Task<Void, Never>, restore: Loadable<ProductList, PageRequest>, id: Int)?
     private var nextLoadID = 0
     private let idleWaiters = IdleWaiters()
