@@ -138,7 +138,7 @@ struct AbuseLimitTests {
         ("a space before the colon", "Content-Length : #", "HTTP/1.1", "header name"),
         ("a signed Content-Length", "Content-Length: +#", "HTTP/1.1", "Content-Length"),
         ("an unknown transfer coding", "Transfer-Encoding: xchunked", "HTTP/1.1", "Transfer-Encoding"),
-        ("chunked in HTTP/1.0", "Transfer-Encoding: chunked", "HTTP/1.0", "HTTP/1.0"),
+        ("chunked in HTTP/1.0", "Transfer-Encoding: chunked", "HTTP/1.0", "older than HTTP/1.1"),
     ])
     func laxFramingIsA400AndTheBodyIsNeverARequest(what: String, line: String, version: String, detail: String)
         async throws
