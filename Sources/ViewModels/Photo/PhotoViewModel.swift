@@ -27,6 +27,8 @@ public final class PhotoViewModel {
         case detail, comments
     }
 
+    /// The session's budget of upstream loads (``UpstreamBudget``); nil: unlimited.
+    public var upstreamBudget: UpstreamBudget?
     /// Each part's load, replacing its own in flight.
     private var loads: [Part: LatestWins<Void>] = [.detail: LatestWins(), .comments: LatestWins()]
     private let idleWaiters = IdleWaiters()

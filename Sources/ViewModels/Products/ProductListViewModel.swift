@@ -20,6 +20,8 @@ public final class ProductListViewModel {
     public var onChange: (@LoopActor (ProductListState) -> Void)?
 
     private let service: any ProductService
+    /// The session's budget of upstream loads (``UpstreamBudget``); nil: unlimited.
+    public var upstreamBudget: UpstreamBudget?
     private var load = LatestWins<Loadable<ProductList, PageRequest>>()
     private let idleWaiters = IdleWaiters()
 
