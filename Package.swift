@@ -135,7 +135,10 @@ let package = Package(
         // Test support: a small socket HTTP/SSE client that is not ours-on-the-server-side, and a gzip inflater
         // (CZlibTesting: the server only compresses).
         .target(name: "CZlibTesting", dependencies: ["CZlib"]),
-        .target(name: "VMHostTesting", dependencies: ["CZlib", "CZlibTesting", "JSON"]),
+        .target(
+            name: "VMHostTesting",
+            dependencies: ["CZlib", "CZlibTesting", "EventLoop", "EventStreams", "JSON", "JSONPatch"]
+        ),
 
         .testTarget(name: "JSONTests", dependencies: ["JSON", "VMHostTesting"]),
         .testTarget(name: "JSONPatchTests", dependencies: ["JSON", "JSONPatch", "VMHostTesting"]),
@@ -151,12 +154,16 @@ let package = Package(
             name: "UpstreamsTests",
             dependencies: ["Upstreams", "Services", "FakeUpstream", "HTTPClient", "EventLoop", "JSON", "VMHostTesting"]
         ),
-        .testTarget(name: "ServicesTests", dependencies: ["Services"]),
+        // Generated/: test data written by scripts/generate-html-entities, read by HTMLEntitiesTests.
+        .testTarget(name: "ServicesTests", dependencies: ["Services"], exclude: ["Generated"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "VMHostTesting"]),
+        .testTarget(name: "EventStreamsTests", dependencies: ["EventStreams", "EventLoop", "JSON", "VMHostTesting"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "EventLoop", "VMHostTesting"]),
         .testTarget(
             name: "SessionsTests",
-            dependencies: ["Sessions", "EventStreams", "ViewModels", "Services", "EventLoop", "JSON", "JSONPatch"]
+            dependencies: [
+                "Sessions", "EventStreams", "ViewModels", "Services", "EventLoop", "JSON", "JSONPatch", "VMHostTesting",
+            ]
         ),
         // NB: no Upstreams (and so no HTTPClient or libcurl): view models are tested against fake services.
         .testTarget(

@@ -5,7 +5,8 @@
 /// - `vmhost:{ID}`: hash. `owner` → the process that may write it; `vm:NAME` → a view model's entry
 ///   (`{"version", "state", "snapshot"}`).
 /// - `vmhost:{ID}:r:NAME`: list, the view model's newest patches, `"VERSION PATCH"` each, oldest first.
-/// - `vmhost:{ID}:k`: hash, `Idempotency-Key` → its answer; `vmhost:{ID}:ko`: list, the keys oldest first.
+/// - `vmhost:{ID}:k`: hash, `Idempotency-Key` → its answer, and `""` (never a key: keys are 1 to 255
+///   characters) → the bytes of the answers; `vmhost:{ID}:ko`: list, the keys oldest first.
 enum JournalScript: CaseIterable {
     case write, takeOver, release, touch, delete
 
@@ -23,7 +24,9 @@ enum JournalScript: CaseIterable {
 
     /// Writes a session. KEYS: hash, key order, keys, then one replay list per view model written.
     /// ARGV: owner, ttl ms, replay capacity, key capacity, mode (`create` | `update` | `full`), view model
-    /// count, then per view model: name, entry, patch count, patches…; then answer count, then key, answer….
+    /// count, then per view model: name, entry, patch count, patches…; then answer count, then key, answer…,
+    /// then the bytes of answers kept (past it, or past the key capacity, the oldest keys go; the newest
+    /// stays).
     /// Returns 1 written, 0 owned by another process, -1 missing (an `update` of a session Redis no longer
     /// has: write it in full).
     ///
@@ -65,15 +68,26 @@ enum JournalScript: CaseIterable {
         local answers = tonumber(ARGV[i])
         i = i + 1
         if answers > 0 then
+          local byteCap = tonumber(ARGV[i + 2 * answers])
+          local bytes = tonumber(redis.call('HGET', KEYS[3], '') or '0')
           for a = 1, answers do
+            local previous = redis.call('HSTRLEN', KEYS[3], ARGV[i])
             if redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) == 1 then
               redis.call('RPUSH', KEYS[2], ARGV[i])
+              bytes = bytes + #ARGV[i]
             end
+            bytes = bytes + #ARGV[i + 1] - previous
             i = i + 2
           end
-          while redis.call('LLEN', KEYS[2]) > keyCap do
-            redis.call('HDEL', KEYS[3], redis.call('LPOP', KEYS[2]))
+          local length = redis.call('LLEN', KEYS[2])
+          while length > keyCap or (bytes > byteCap and length > 1) do
+            local oldest = redis.call('LPOP', KEYS[2])
+            local size = redis.call('HSTRLEN', KEYS[3], oldest)
+            if size > 0 then bytes = bytes - #oldest - size end
+            redis.call('HDEL', KEYS[3], oldest)
+            length = length - 1
           end
+          redis.call('HSET', KEYS[3], '', bytes)
           redis.call('PEXPIRE', KEYS[2], ttl)
           redis.call('PEXPIRE', KEYS[3], ttl)
         end

@@ -36,6 +36,8 @@ public final class RedisJournal: SessionJournal {
     private let ttlMilliseconds: Int
     private let replayCapacity: Int
     private let keyCapacity: Int
+    /// The bytes of idempotency answers kept per session (`idempotencyBytesPerSession`).
+    private let keyBytesCapacity: Int
     private let logger: Logger
     private var names: [String] { store.viewModels.map(\.name) }
 
@@ -63,7 +65,7 @@ public final class RedisJournal: SessionJournal {
     ///   - idleTimeout: the sessions' idle timeout, which the Redis keys' expiry follows.
     public init(
         client: RedisClient, store: SessionStore, node: String, idleTimeout: Duration, logger: Logger,
-        keyCapacity: Int = 256
+        keyCapacity: Int = 256, keyBytesCapacity: Int = IdempotencyKeys.defaultMaxBytes
     ) {
         self.client = client
         self.store = store
@@ -73,6 +75,7 @@ public final class RedisJournal: SessionJournal {
         ttlMilliseconds = max(1000, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
         replayCapacity = store.configuration.replay.patches
         self.keyCapacity = keyCapacity
+        self.keyBytesCapacity = keyBytesCapacity
         self.logger = logger
         let previous = client.onStateChange
         previousOnStateChange = previous
@@ -308,6 +311,7 @@ public final class RedisJournal: SessionJournal {
             command.append(key)
             command.append(JournalRecordCoding.answer(fingerprint: fingerprint, answer: answer))
         }
+        if !answers.isEmpty { command.append(keyBytesCapacity) }
 
         session.isBeingJournaled = true
         for (slot, version) in written { slot.journaledVersion = version }

@@ -31,6 +31,35 @@ public final class Session {
     /// Whether the journal has a write of this session queued for its next batch.
     public var isQueuedForJournal = false
     private var durableWaiters: [@LoopActor () -> Void] = []
+    /// Open event streams of this session, each counted once (a multiplexed stream too) until it closes.
+    public var openStreams: Int { streamCount.value }
+    /// NB: a box the streams' close callbacks hold: a stream may close after its session went, and a weak
+    /// reference to the session would give it a side table (see ``journal``).
+    private let streamCount = StreamCount()
+
+    private final class StreamCount {
+        var value = 0
+    }
+
+    /// The session's budget of upstream loads, shared by its view models (nil: unlimited).
+    public private(set) var upstreamBudget: UpstreamBudget?
+
+    /// Gives the session's view models `budget` to draw their upstream loads from.
+    public func useUpstreamBudget(_ budget: UpstreamBudget) {
+        upstreamBudget = budget
+        for slot in slots { slot.model.upstreamBudget = budget }
+    }
+
+    /// Counts `sink` among the session's open streams until it closes.
+    public func countStream(_ sink: any EventSink) {
+        let count = streamCount
+        count.value += 1
+        let previous = sink.onClose
+        sink.onClose = {
+            count.value -= 1
+            previous?()
+        }
+    }
 
     /// Creates a session hosting one view model of each registration.
     public init(

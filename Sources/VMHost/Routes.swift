@@ -21,6 +21,8 @@ final class Routes {
     /// Whether the node is draining (`SIGTERM`): `/healthz` answers 503 and session routes answer 503 with
     /// `Retry-After`, so the proxy sends them to another node, which takes the sessions over.
     let isDraining: @LoopActor () -> Bool
+    /// Open event streams per session (`maxStreamsPerSession`); one more is `429 too_many_streams`.
+    var maxStreamsPerSession = Int.max
 
     init(
         sessions: SessionStore, metrics: VMHostMetrics, idleTimeoutSeconds: Int,
@@ -109,7 +111,7 @@ final class Routes {
             }
             router.on(.get, "/v1/sessions/:id/\(name)/events") { [self] request in
                 try withSession(request) { [self] (session) throws(HTTPError) in
-                    try stream(request, slot(session, name, request).channel)
+                    try stream(request, session, slot(session, name, request).channel)
                 }
             }
             for command in registration.commands {
@@ -229,10 +231,16 @@ final class Routes {
     }
 
     /// Opens an event stream on a channel of the session.
-    func stream(_ request: HTTPRequest, _ target: StateChannel) throws(HTTPError) -> HTTPHandlerResult {
+    func stream(
+        _ request: HTTPRequest, _ session: Session, _ target: StateChannel
+    ) throws(HTTPError)
+        -> HTTPHandlerResult
+    {
         let format = try Self.streamFormat(request)
+        try admitStream(session)
         let lastEventID = Self.lastEventID(request).flatMap { Int($0) }
         return .stream { stream in
+            session.countStream(stream)
             target.subscribe(stream, format: format, lastEventID: lastEventID)
         }
     }
@@ -240,10 +248,22 @@ final class Routes {
     /// Opens the stream carrying every view model of the session.
     func sessionStream(_ request: HTTPRequest, _ session: Session) throws(HTTPError) -> HTTPHandlerResult {
         let format = try Self.streamFormat(request)
+        try admitStream(session)
         let lastEventID = Self.lastEventID(request)
         return .stream { stream in
+            session.countStream(stream)
             session.subscribeAll(stream, format: format, resumeFrom: lastEventID)
         }
+    }
+
+    /// `429 too_many_streams` when the session has ``maxStreamsPerSession`` streams open. A stream counts once
+    /// whatever it carries: one view model's, or the multiplexed one of all of them.
+    private func admitStream(_ session: Session) throws(HTTPError) {
+        guard session.openStreams >= maxStreamsPerSession else { return }
+        throw HTTPError(
+            status: 429, code: "too_many_streams",
+            message: "the session has its maximum of \(maxStreamsPerSession) open event streams; close one first",
+            headers: [HTTPHeader("Retry-After", "5")])
     }
 
     /// `?format=snapshot` or the default, patches.

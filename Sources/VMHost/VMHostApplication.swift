@@ -61,11 +61,14 @@ public final class VMHostApplication {
         let upstreams = UpstreamFactory(client: client, configuration: configuration, metrics: metrics)
         self.upstreams = upstreams
         let idleTimeout = configuration.sessionIdleTimeout
+        var store = SessionStoreConfiguration(
+            idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
+            sweepInterval: min(.seconds(5), idleTimeout / 4), replay: configuration.replay
+        )
+        store.idempotencyBytes = configuration.idempotencyBytesPerSession
+        store.upstreamCallsPerMinute = configuration.upstreamCallsPerMinute
         sessions = SessionStore(
-            configuration: SessionStoreConfiguration(
-                idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
-                sweepInterval: min(.seconds(5), idleTimeout / 4), replay: configuration.replay
-            ),
+            configuration: store,
             viewModels: Self.viewModels(upstreams, clock: clock), now: now
         )
     }
@@ -108,7 +111,8 @@ public final class VMHostApplication {
                 maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: configuration.httpIdleTimeout,
                 keepaliveInterval: configuration.keepaliveInterval,
                 streamMaxPendingBytes: configuration.streamMaxPendingBytes,
-                maxConnections: configuration.maxConnections, errorResponder: .apiJSON
+                maxConnections: configuration.maxConnections, errorResponder: .apiJSON, checksOrigin: true,
+                allowedOrigins: configuration.allowedOrigins
             ),
             router: router, logger: logger
         )
@@ -145,7 +149,8 @@ public final class VMHostApplication {
         redis.connectTimeout = configuration.redisTimeout
         let journal = RedisJournal(
             client: RedisClient(configuration: redis), store: sessions, node: nodeID,
-            idleTimeout: configuration.sessionIdleTimeout, logger: logger
+            idleTimeout: configuration.sessionIdleTimeout, logger: logger,
+            keyBytesCapacity: configuration.idempotencyBytesPerSession
         )
         let metrics = self.metrics
         journal.onWriteLatency = { metrics.journalWrite($0) }
@@ -167,7 +172,7 @@ public final class VMHostApplication {
     /// nothing, so the fuzz target (`Sources/VMHostFuzz`) matches paths against exactly the server's routes.
     package func makeRouter() -> Router {
         var router = Router()
-        Routes(
+        let routes = Routes(
             sessions: sessions, metrics: metrics,
             idleTimeoutSeconds: Int(configuration.sessionIdleTimeout.components.seconds),
             serverLoad: { [weak self] in
@@ -180,7 +185,8 @@ public final class VMHostApplication {
             },
             isDraining: { [weak self] in self?.isDraining ?? true }
         )
-        .register(on: &router)
+        routes.maxStreamsPerSession = configuration.maxStreamsPerSession
+        routes.register(on: &router)
         return router
     }
 
