@@ -943,8 +943,8 @@ class Server:
     """A vmhost of the restart scenario on a fixed port, using the main run's fake upstream (which keeps its port
     and its pictures across the restarts), with DummyJSON products; optionally durable in Redis."""
 
-    def __init__(self, binary, fake_url, redis_url=None):
-        self.binary, self.fake_url, self.redis_url = binary, fake_url, redis_url
+    def __init__(self, binary, fake_url, redis_url=None, extra=()):
+        self.binary, self.fake_url, self.redis_url, self.extra = binary, fake_url, redis_url, list(extra)
         self.port = free_port()
         self.process = None
         self.log = tempfile.NamedTemporaryFile(prefix="vmhost-restart-", suffix=".log", delete=False)
@@ -955,6 +955,7 @@ class Server:
                    "--products-format", "dummyjson"]
         if self.redis_url:
             command += ["--redis-url", self.redis_url]
+        command += self.extra
         self.process = subprocess.Popen(command, stdout=self.log, stderr=self.log)
         wait_port(self.port, self.process, "vmhost")
 
@@ -1073,6 +1074,31 @@ def restart_scenario(scenario, server, durable):
     s.wait(lambda: (p := s.products_state()) is not None and len(p["items"]) > 0 and s.count("product") > 0
            and s.url() == "/?q=harbor%20seals#products", "the products screen with its products")
     s.shot("24-products-reconnected")
+
+
+def budget_scenario(scenario, server):
+    """A session out of its upstream budget (`--upstream-calls-per-minute 2`): the automatic search that does not
+    run, and a search the server refuses (429 rate_limited), each say so at the top in plain words."""
+    s = scenario
+    base = f"http://127.0.0.1:{server.port}"
+    s.step("two searches spend the budget")
+    s.driver.get(f"{base}/?q=lighthouse")
+    s.wait_search_settled("lighthouse")
+    s.type_search("harbor seals")
+    s.wait_search_settled("harbor seals")
+    s.step("the automatic search out of budget says so")
+    s.type_search("harbor lights")
+    s.wait(lambda: s.shown("search-error") and s.text_of("error-message")
+           == "That was a lot of searching in a short time. Wait a moment, then search again."
+           and s.by_testid("search-error").find_element(By.CSS_SELECTOR, '[data-testid="error-retry"]').is_displayed(),
+           "the budget error of the automatic search")
+    s.shot("30-budget-auto")
+    s.step("a search the server refuses says so")
+    s.by_testid("search-go").click()
+    s.wait(lambda: s.shown("search-error") and s.text_of("error-message")
+           == "Too many requests at once. Wait a moment, then try again.", "the 429 of search/execute")
+    s.shot("31-budget-refused")
+    s.axe("a refused search")
 
 
 def check_assets(base_url, tls_context=None):
@@ -1208,6 +1234,25 @@ def main():
                 if redis:
                     redis.close()
             print(f"[{label}] passed in {time.monotonic() - started:.1f}s", flush=True)
+        label, started, scenario, server = "budget-desktop", time.monotonic(), None, None
+        try:
+            server = Server(arguments.binary, arguments.fake_url, extra=["--upstream-calls-per-minute", "2"])
+            server.start()
+            scenario = Scenario(f"http://127.0.0.1:{server.port}", screenshots, label, 1280, 900)
+            budget_scenario(scenario, server)
+        except Exception as error:  # noqa: BLE001 - report which step broke, whatever broke it
+            print(f"FAILED [{label}] step '{scenario.step_name if scenario else 'start'}': {error}", file=sys.stderr)
+            if not isinstance(error, StepFailed):
+                traceback.print_exc()
+            if scenario:
+                scenario.shot("failure")
+            return 1
+        finally:
+            if scenario:
+                scenario.close()
+            if server:
+                server.close()
+        print(f"[{label}] passed in {time.monotonic() - started:.1f}s", flush=True)
     print("browser test: all steps passed")
     return 0
 

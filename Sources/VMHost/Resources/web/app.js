@@ -927,7 +927,9 @@
     const moreError = local.refused.more || (!s.isSearching && failedKind === "more" ? results.error || s.lastError
       : null);
     const failedText = local.refused.search ? local.refusedQuery : local.failedQuery || trim(s.searchText);
-    renderBanner(el.searchError, searchError, "The search for " + quoted(failedText) + " failed.", "Flickr", () => {
+    const didNotRun = Boolean(local.refused.search) || failedKind === null;
+    renderBanner(el.searchError, searchError, "The search for " + quoted(failedText)
+      + (didNotRun ? " didn’t run." : " failed."), "Flickr", () => {
       executeSearch(failedText);
     });
     renderBanner(el.photosError, moreError, "More photos couldn’t be loaded.", "Flickr", () => loadMorePhotos());
