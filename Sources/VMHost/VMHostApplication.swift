@@ -153,7 +153,7 @@ public final class VMHostApplication {
             logger.error(
                 "session in the journal cannot be restored: treated as missing",
                 metadata: [
-                    "session": "\(id)", "error": "\(error)",
+                    "session": "\(SessionID.digest(id))", "error": "\(error)",
                 ])
         }
         journal.start()
