@@ -21,12 +21,17 @@ final class Routes {
     /// Whether the node is draining (`SIGTERM`): `/healthz` answers 503 and session routes answer 503 with
     /// `Retry-After`, so the proxy sends them to another node, which takes the sessions over.
     let isDraining: @LoopActor () -> Bool
+    /// Whether `/metrics` is on the API's port; false with `--metrics-port`, where ``registerMetrics(on:)``
+    /// serves it on a router of its own.
+    let servesMetrics: Bool
 
     init(
         sessions: SessionStore, metrics: VMHostMetrics, idleTimeoutSeconds: Int,
         serverLoad: @escaping @LoopActor () -> (streams: Int, connections: Int),
-        journalStatus: @escaping @LoopActor () -> JournalStatus?, isDraining: @escaping @LoopActor () -> Bool
+        journalStatus: @escaping @LoopActor () -> JournalStatus?, isDraining: @escaping @LoopActor () -> Bool,
+        servesMetrics: Bool = true
     ) {
+        self.servesMetrics = servesMetrics
         self.sessions = sessions
         self.metrics = metrics
         self.idleTimeoutSeconds = idleTimeoutSeconds
@@ -35,14 +40,8 @@ final class Routes {
         self.isDraining = isDraining
     }
 
-    func register(on router: inout Router) {
-        WebClient.register(on: &router)
-        OpenAPIDocument.register(on: &router)
-        router.on(.get, "/healthz") { [self] _ in
-            if isDraining() { return .response(.json(["status": "draining"], status: 503)) }
-            guard let journal = journalStatus() else { return .response(.json(["status": "ok"])) }
-            return .response(.json(["status": "ok", "journal": journal.isAvailable ? "ok" : "unavailable"]))
-        }
+    /// `GET /metrics`: Prometheus text (API.md, "Operations").
+    func registerMetrics(on router: inout Router) {
         router.on(.get, "/metrics") { [self] _ in
             let load = serverLoad()
             metrics.update(sessions: sessions.count, streams: load.streams, connections: load.connections)
@@ -56,6 +55,17 @@ final class Routes {
                 )
             )
         }
+    }
+
+    func register(on router: inout Router) {
+        WebClient.register(on: &router)
+        OpenAPIDocument.register(on: &router)
+        router.on(.get, "/healthz") { [self] _ in
+            if isDraining() { return .response(.json(["status": "draining"], status: 503)) }
+            guard let journal = journalStatus() else { return .response(.json(["status": "ok"])) }
+            return .response(.json(["status": "ok", "journal": journal.isAvailable ? "ok" : "unavailable"]))
+        }
+        if servesMetrics { registerMetrics(on: &router) }
 
         router.on(.post, "/v1/sessions") { [self] _ in
             if isDraining() { throw Self.draining }

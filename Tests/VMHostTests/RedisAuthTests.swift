@@ -21,7 +21,8 @@ struct RedisAuthTests {
                     $0.logLevel = .trace
                 }, log: log
             ) { app in
-                #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" }, "\(url)")
+                #expect(
+                    try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" }, "\(url)")
                 let id = try await app.createSession()
                 #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
                 #expect(await eventually { (try? redis.keys(database: url.hasSuffix("/1") ? 1 : 2).count) ?? 0 > 0 })
