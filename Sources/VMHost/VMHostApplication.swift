@@ -121,7 +121,10 @@ public final class VMHostApplication {
         let port = try server.start()
         self.server = server
         nodeID = configuration.nodeID ?? "\(configuration.host):\(port)"
-        server.commonHeaders = [HTTPHeader("X-VMHost-Node", nodeID)]
+        // NB: nosniff on every answer (the web client's too); `no-store` on those that set no caching of their own:
+        // API answers carry session state, never to be kept by a cache (API.md, "What never leaves the server").
+        server.commonHeaders = [HTTPHeader("X-VMHost-Node", nodeID), HTTPHeader("X-Content-Type-Options", "nosniff")]
+        server.defaultCacheControl = "no-store"
         try startMetricsServer()
         // NB: ids name their node only when its id fits in a URL segment (`n1`, not the default `host:port`).
         sessions.nodeTag = nodeID

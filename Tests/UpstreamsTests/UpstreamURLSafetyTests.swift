@@ -54,7 +54,9 @@ struct UpstreamURLSafetyTests {
 
     @Test(arguments: ["../../evil.example", "65535/x", "a?b", "a#b", "x y", "@evil.example:80"])
     func imagePathsAreOnlyPlainSegments(server: String) {
-        #expect(throws: UpstreamError.self) { try FlickrAPIService.decodePhotoInfo(Self.info(page: "", server: server)) }
+        #expect(throws: UpstreamError.self) {
+            try FlickrAPIService.decodePhotoInfo(Self.info(page: "", server: server))
+        }
         let search: JSONValue = [
             "photos": [
                 "page": 1, "pages": 1, "perpage": 1, "total": 1,
