@@ -24,14 +24,17 @@ final class Routes {
     /// Whether `/metrics` is on the API's port; false with `--metrics-port`, where ``registerMetrics(on:)``
     /// serves it on a router of its own.
     let servesMetrics: Bool
+    /// The embedded fake's origin when it serves the photos' images (the web client's CSP allows it), else nil.
+    let fakeImageOrigin: String?
 
     init(
         sessions: SessionStore, metrics: VMHostMetrics, idleTimeoutSeconds: Int,
         serverLoad: @escaping @LoopActor () -> (streams: Int, connections: Int),
         journalStatus: @escaping @LoopActor () -> JournalStatus?, isDraining: @escaping @LoopActor () -> Bool,
-        servesMetrics: Bool = true
+        servesMetrics: Bool = true, fakeImageOrigin: String? = nil
     ) {
         self.servesMetrics = servesMetrics
+        self.fakeImageOrigin = fakeImageOrigin
         self.sessions = sessions
         self.metrics = metrics
         self.idleTimeoutSeconds = idleTimeoutSeconds
@@ -58,7 +61,7 @@ final class Routes {
     }
 
     func register(on router: inout Router) {
-        WebClient.register(on: &router)
+        WebClient.register(on: &router, fakeImageOrigin: fakeImageOrigin)
         OpenAPIDocument.register(on: &router)
         router.on(.get, "/healthz") { [self] _ in
             if isDraining() { return .response(.json(["status": "draining"], status: 503)) }

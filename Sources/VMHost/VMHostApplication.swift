@@ -212,7 +212,9 @@ public final class VMHostApplication {
                 return JournalStatus(journal: journal)
             },
             isDraining: { [weak self] in self?.isDraining ?? true },
-            servesMetrics: configuration.metricsPort == nil
+            servesMetrics: configuration.metricsPort == nil,
+            fakeImageOrigin: upstreams.flickrImageHost == .live
+                ? nil : WebClient.origin(of: upstreams.flickrImageHost.baseURL)
         )
     }
 
