@@ -13,7 +13,9 @@ import Glibc
 @Suite("The HAProxy edge", .serialized, .enabled(if: TestCluster.isAvailable))
 struct EdgeTests {
     /// Spellings of `POST /v1/sessions` that vmhost's router accepted on its own and the exact-path rule missed.
-    static let creationVariants = ["/v1/sessions/", "/v1//sessions", "//v1/sessions", "/v1/%73essions", "/v1/./sessions"]
+    static let creationVariants = [
+        "/v1/sessions/", "/v1//sessions", "//v1/sessions", "/v1/%73essions", "/v1/./sessions",
+    ]
 
     @Test func theEdgeNormalisesPathsLimitsEverySpellingOfCreationAndHidesMetrics() async throws {
         var options = TestCluster.ProxyOptions()
@@ -50,8 +52,9 @@ struct EdgeTests {
         // The stick table: the digest of a session this proxy served, never its id; no entry for an id that never
         // existed; entries expire with the session idle timeout.
         let other = TestHTTPClient(port: cluster.port)
-        let id = try #require(try await TestHTTPClient(port: cluster.nodes[0].port).post("/v1/sessions").json?["id"]?
-            .stringValue)
+        let id = try #require(
+            try await TestHTTPClient(port: cluster.nodes[0].port).post("/v1/sessions").json?["id"]?
+                .stringValue)
         #expect(try await other.get("/v1/sessions/\(id)").status == 200)
         #expect(try await other.post("/v1/sessions/\(id)/search/text", json: ["text": "cats"]).status == 200)
         let never = "QUJDREVGR0hJSktMTU5PUFFS.n1"
