@@ -90,7 +90,8 @@ let package = Package(
         // The live services over curl.
         .target(name: "Upstreams", dependencies: ["EventLoop", "HTTPClient", "JSON", "Services"]),
         .target(name: "ViewModels", dependencies: ["EventLoop", "JSON", "JSONPatch", "Services"]),
-        .target(name: "Sessions", dependencies: ["EventLoop", "EventStreams", "JSON", "JSONPatch", "ViewModels"]),
+        .target(
+            name: "Sessions", dependencies: ["CCrypto", "EventLoop", "EventStreams", "JSON", "JSONPatch", "ViewModels"]),
         .target(name: "FakeUpstream", dependencies: ["EventLoop", "HTTPServer", "JSON"]),
 
         // Wiring and entry point.
@@ -172,7 +173,7 @@ let package = Package(
             name: "VMHostTests",
             dependencies: [
                 "VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "EventStreams",
-                "HTTPServer", "ViewModels",
+                "HTTPServer", "Sessions", "ViewModels",
             ]
         ),
     ]

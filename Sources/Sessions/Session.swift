@@ -10,6 +10,8 @@ import ViewModels
 public final class Session {
     /// The session id (the capability to use it).
     public let id: String
+    /// What names the session where its id must not appear (Redis keys, logs): ``SessionID/digest(_:)``.
+    public let digest: String
     /// The hosted view models in registration order (the order of the session resource and of resume ids).
     public let slots: [ViewModelSlot]
     /// When a request last touched the session.
@@ -67,6 +69,7 @@ public final class Session {
         replay: ReplayLimits = ReplayLimits()
     ) {
         self.id = id
+        digest = SessionID.digest(id)
         self.lastActivity = now
         slots = viewModels.map { ViewModelSlot.make($0, replay: replay) }
     }
@@ -79,6 +82,7 @@ public final class Session {
         replay: ReplayLimits = ReplayLimits()
     ) throws(SnapshotError) {
         id = record.id
+        digest = SessionID.digest(record.id)
         lastActivity = now
         var slots: [ViewModelSlot] = []
         for registration in viewModels {

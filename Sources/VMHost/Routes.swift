@@ -23,12 +23,20 @@ final class Routes {
     let isDraining: @LoopActor () -> Bool
     /// Open event streams per session (`maxStreamsPerSession`); one more is `429 too_many_streams`.
     var maxStreamsPerSession = Int.max
+    /// Whether `/metrics` is on the API's port; false with `--metrics-port`, where ``registerMetrics(on:)``
+    /// serves it on a router of its own.
+    let servesMetrics: Bool
+    /// The embedded fake's origin when it serves the photos' images (the web client's CSP allows it), else nil.
+    let fakeImageOrigin: String?
 
     init(
         sessions: SessionStore, metrics: VMHostMetrics, idleTimeoutSeconds: Int,
         serverLoad: @escaping @LoopActor () -> (streams: Int, connections: Int),
-        journalStatus: @escaping @LoopActor () -> JournalStatus?, isDraining: @escaping @LoopActor () -> Bool
+        journalStatus: @escaping @LoopActor () -> JournalStatus?, isDraining: @escaping @LoopActor () -> Bool,
+        servesMetrics: Bool = true, fakeImageOrigin: String? = nil
     ) {
+        self.servesMetrics = servesMetrics
+        self.fakeImageOrigin = fakeImageOrigin
         self.sessions = sessions
         self.metrics = metrics
         self.idleTimeoutSeconds = idleTimeoutSeconds
@@ -37,14 +45,8 @@ final class Routes {
         self.isDraining = isDraining
     }
 
-    func register(on router: inout Router) {
-        WebClient.register(on: &router)
-        OpenAPIDocument.register(on: &router)
-        router.on(.get, "/healthz") { [self] _ in
-            if isDraining() { return .response(.json(["status": "draining"], status: 503)) }
-            guard let journal = journalStatus() else { return .response(.json(["status": "ok"])) }
-            return .response(.json(["status": "ok", "journal": journal.isAvailable ? "ok" : "unavailable"]))
-        }
+    /// `GET /metrics`: Prometheus text (API.md, "Operations").
+    func registerMetrics(on router: inout Router) {
         router.on(.get, "/metrics") { [self] _ in
             let load = serverLoad()
             metrics.update(sessions: sessions.count, streams: load.streams, connections: load.connections)
@@ -58,6 +60,17 @@ final class Routes {
                 )
             )
         }
+    }
+
+    func register(on router: inout Router) {
+        WebClient.register(on: &router, fakeImageOrigin: fakeImageOrigin)
+        OpenAPIDocument.register(on: &router)
+        router.on(.get, "/healthz") { [self] _ in
+            if isDraining() { return .response(.json(["status": "draining"], status: 503)) }
+            guard let journal = journalStatus() else { return .response(.json(["status": "ok"])) }
+            return .response(.json(["status": "ok", "journal": journal.isAvailable ? "ok" : "unavailable"]))
+        }
+        if servesMetrics { registerMetrics(on: &router) }
 
         router.on(.post, "/v1/sessions") { [self] _ in
             if isDraining() { throw Self.draining }
