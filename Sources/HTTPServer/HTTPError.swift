@@ -87,7 +87,8 @@ extension HTTPError {
     public static func forbiddenOrigin(_ origin: String) -> HTTPError {
         HTTPError(
             status: 403, code: "forbidden_origin",
-            message: "requests from pages of \(origin) are not allowed; the server's own origin and the allowed ones are")
+            message:
+                "requests from pages of \(origin) are not allowed; the server's own origin and the allowed ones are")
     }
 
     /// `503 overloaded`.

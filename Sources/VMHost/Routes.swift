@@ -231,7 +231,9 @@ final class Routes {
     }
 
     /// Opens an event stream on a channel of the session.
-    func stream(_ request: HTTPRequest, _ session: Session, _ target: StateChannel) throws(HTTPError)
+    func stream(
+        _ request: HTTPRequest, _ session: Session, _ target: StateChannel
+    ) throws(HTTPError)
         -> HTTPHandlerResult
     {
         let format = try Self.streamFormat(request)

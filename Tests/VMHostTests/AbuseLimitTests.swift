@@ -125,9 +125,11 @@ struct AbuseLimitTests {
             for _ in 0..<4 { body += bytes(String(chunk.count, radix: 16) + "\r\n") + chunk + bytes("\r\n") }
             body += bytes("1\r\n ")
             try await connection.send(
-                FramingErrorTests.head("POST", id: id, ["Content-Type: application/json", "Transfer-Encoding: chunked"])
+                FramingErrorTests.head(
+                    "POST", id: id, ["Content-Type: application/json", "Transfer-Encoding: chunked"])
                     + body)
-            FramingErrorTests.expectAPIError(try await connection.response(method: "POST"), 413, "body_too_large", "65536")
+            FramingErrorTests.expectAPIError(
+                try await connection.response(method: "POST"), 413, "body_too_large", "65536")
         }
     }
 
@@ -140,7 +142,9 @@ struct AbuseLimitTests {
         ("an unknown transfer coding", "Transfer-Encoding: xchunked", "HTTP/1.1", "Transfer-Encoding"),
         ("chunked in HTTP/1.0", "Transfer-Encoding: chunked", "HTTP/1.0", "older than HTTP/1.1"),
     ])
-    func laxFramingIsA400AndTheBodyIsNeverARequest(what: String, line: String, version: String, detail: String)
+    func laxFramingIsA400AndTheBodyIsNeverARequest(
+        what: String, line: String, version: String, detail: String
+    )
         async throws
     {
         try await withApp { app in
@@ -150,9 +154,11 @@ struct AbuseLimitTests {
             let smuggled = bytes("GET /v1/sessions/\(id) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             // A valid chunked body for evhttp where it reads one (HTTP/1.0); elsewhere the smuggled request alone.
             let chunked = version == "HTTP/1.0"
-            let framing = line.split(separator: "#", omittingEmptySubsequences: false).joined(separator: "\(smuggled.count)")
+            let framing = line.split(separator: "#", omittingEmptySubsequences: false).joined(
+                separator: "\(smuggled.count)")
             let body =
-                chunked ? bytes(String(smuggled.count, radix: 16) + "\r\n") + smuggled + bytes("\r\n0\r\n\r\n") : smuggled
+                chunked
+                ? bytes(String(smuggled.count, radix: 16) + "\r\n") + smuggled + bytes("\r\n0\r\n\r\n") : smuggled
             let head = bytes(
                 "POST /v1/sessions/\(id)/search/text \(version)\r\nHost: 127.0.0.1\r\n"
                     + "Content-Type: application/json\r\n\(framing)\r\n\r\n")

@@ -72,8 +72,14 @@ struct FramingErrorTests {
     /// (vmhost's `evhttp_send_error`), and the connection closes.
     @Test(arguments: [
         ("a body announced beyond the limit (5 MiB)", ["Content-Length: 5242880"], "", 413, "body_too_large"),
-        ("a chunk size that is not hex", ["Transfer-Encoding: chunked"], "zz\r\nab\r\n0\r\n\r\n", 413, "body_too_large"),
-        ("an Expect other than 100-continue", ["Expect: coffee", "Content-Length: 3"], "abc", 417, "expectation_failed"),
+        (
+            "a chunk size that is not hex", ["Transfer-Encoding: chunked"], "zz\r\nab\r\n0\r\n\r\n", 413,
+            "body_too_large"
+        ),
+        (
+            "an Expect other than 100-continue", ["Expect: coffee", "Content-Length: 3"], "abc", 417,
+            "expectation_failed"
+        ),
         ("a non-numeric Content-Length", ["Content-Length: 1e3"], "", 400, "invalid_request"),
         ("a header line without a colon", ["NoColonHere"], "", 400, "invalid_request"),
     ])

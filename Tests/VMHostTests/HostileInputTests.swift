@@ -164,7 +164,8 @@ struct HostileInputTests {
         ),
         HostileRow(
             description: "a path longer than the head limit (20,000 bytes)", method: "GET",
-            target: bytes("/" + String(repeating: "a", count: 20_000)), status: 400, code: "invalid_request", closesConnection: true
+            target: bytes("/" + String(repeating: "a", count: 20_000)), status: 400, code: "invalid_request",
+            closesConnection: true
         ),
     ]
 
