@@ -99,7 +99,8 @@ final class Routes {
         } catch {
             throw HTTPError(
                 status: 429, code: "too_many_sessions",
-                message: "the server holds its maximum of \(error.limit) sessions; try again later"
+                message: "the server holds its maximum of \(error.limit) sessions; try again later",
+                headers: [HTTPHeader("Retry-After", "5")]
             )
         }
         metrics.sessionCreated()

@@ -117,6 +117,19 @@ final class TestCluster: @unchecked Sendable {
     /// A client of the proxy's HTTP port.
     var client: TestHTTPClient { TestHTTPClient(port: port) }
 
+    /// Open event streams a node allows per session: the tests open 20 of one session (the default is 8).
+    static let maxStreamsPerSession = 24
+
+    /// The nodes' configuration file (in the cluster's directory).
+    private func nodeConfig() throws -> String {
+        let path = "\(directory)/node.json"
+        guard access(path, R_OK) != 0 else { return path }
+        guard let file = fopen(path, "w") else { throw TestClientError("cannot write \(path)") }
+        fputs(#"{"maxStreamsPerSession": \#(Self.maxStreamsPerSession)}"#, file)
+        fclose(file)
+        return path
+    }
+
     /// Starts (or restarts) node `index` on its port and waits until it answers with the journal up.
     func startNode(_ index: Int) async throws {
         let node = nodes[index]
@@ -124,6 +137,7 @@ final class TestCluster: @unchecked Sendable {
             ExecutableTests.binary,
             [
                 "--port", String(node.port), "--node-id", node.id, "--redis-url", redis.url(), "--log-level", "warning",
+                "--config", try nodeConfig(),
             ],
             standardError: "\(directory)/\(node.id).log"
         )

@@ -333,6 +333,9 @@ enum EmbeddedResources {
               }
             }
           },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -472,6 +475,9 @@ enum EmbeddedResources {
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyStreams"
+          },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
@@ -567,6 +573,9 @@ enum EmbeddedResources {
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyStreams"
+          },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
@@ -602,6 +611,9 @@ enum EmbeddedResources {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
           },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
@@ -668,6 +680,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -682,6 +697,9 @@ enum EmbeddedResources {
           },
           "422": {
             "$ref": "#/components/responses/IdempotencyKeyReused"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
@@ -720,6 +738,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -734,6 +755,9 @@ enum EmbeddedResources {
           },
           "422": {
             "$ref": "#/components/responses/IdempotencyKeyReused"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
@@ -760,6 +784,9 @@ enum EmbeddedResources {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
           },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
@@ -824,6 +851,9 @@ enum EmbeddedResources {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
           },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
@@ -932,6 +962,9 @@ enum EmbeddedResources {
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyStreams"
+          },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
@@ -969,6 +1002,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -980,6 +1016,9 @@ enum EmbeddedResources {
           },
           "422": {
             "$ref": "#/components/responses/IdempotencyKeyReused"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
@@ -1018,6 +1057,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -1032,6 +1074,9 @@ enum EmbeddedResources {
           },
           "422": {
             "$ref": "#/components/responses/IdempotencyKeyReused"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
@@ -1058,6 +1103,9 @@ enum EmbeddedResources {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
           },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
@@ -1171,6 +1219,9 @@ enum EmbeddedResources {
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyStreams"
+          },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
@@ -1218,6 +1269,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -1229,6 +1283,9 @@ enum EmbeddedResources {
           },
           "422": {
             "$ref": "#/components/responses/IdempotencyKeyReused"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
@@ -1255,6 +1312,9 @@ enum EmbeddedResources {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
           },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
@@ -2291,7 +2351,7 @@ enum EmbeddedResources {
         }
       },
       "PayloadTooLarge": {
-        "description": "`body_too_large`: the body exceeds `maxBodyBytes` (64 KiB by default). Bodies over 16 times that are cut off by the HTTP layer with a plain HTML `413`.",
+        "description": "`body_too_large`: the body exceeds `maxBodyBytes` (64 KiB by default), whatever its size: refused from the head when `Content-Length` says so (before the body is read, and the connection closes), or as soon as a chunked body grows past it.",
         "headers": {
           "X-Request-ID": {
             "$ref": "#/components/headers/X-Request-ID"
@@ -2321,11 +2381,6 @@ enum EmbeddedResources {
                   }
                 }
               ]
-            }
-          },
-          "text/html": {
-            "schema": {
-              "type": "string"
             }
           }
         }
@@ -2373,6 +2428,9 @@ enum EmbeddedResources {
           },
           "X-VMHost-Node": {
             "$ref": "#/components/headers/X-VMHost-Node"
+          },
+          "Retry-After": {
+            "$ref": "#/components/headers/Retry-After"
           }
         },
         "content": {
@@ -2698,6 +2756,117 @@ enum EmbeddedResources {
           },
           "Idempotent-Replayed": {
             "$ref": "#/components/headers/Idempotent-Replayed"
+          }
+        }
+      },
+      "TooManyStreams": {
+        "description": "`too_many_streams`: the session has `maxStreamsPerSession` (8 by default) event streams open; a stream counts once whatever it carries (one view model's or the multiplexed one). Close one, or retry after `Retry-After` seconds.",
+        "headers": {
+          "X-Request-ID": {
+            "$ref": "#/components/headers/X-Request-ID"
+          },
+          "X-VMHost-Node": {
+            "$ref": "#/components/headers/X-VMHost-Node"
+          },
+          "Retry-After": {
+            "$ref": "#/components/headers/Retry-After"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "too_many_streams"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "RateLimited": {
+        "description": "`rate_limited`: the command would start an upstream load (a search, a page, a photo) and the session's budget (`upstreamCallsPerMinute`, 120 by default, refilled evenly) is spent; retry after `Retry-After` seconds.",
+        "headers": {
+          "X-Request-ID": {
+            "$ref": "#/components/headers/X-Request-ID"
+          },
+          "X-VMHost-Node": {
+            "$ref": "#/components/headers/X-VMHost-Node"
+          },
+          "Retry-After": {
+            "$ref": "#/components/headers/Retry-After"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "rate_limited"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "ForbiddenOrigin": {
+        "description": "`forbidden_origin`: a `POST` whose `Origin` header is neither the server's own origin (its authority equal to the `Host` header) nor one of `allowedOrigins`. Requests without `Origin` (non-browser clients) are not affected.",
+        "headers": {
+          "X-Request-ID": {
+            "$ref": "#/components/headers/X-Request-ID"
+          },
+          "X-VMHost-Node": {
+            "$ref": "#/components/headers/X-VMHost-Node"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "forbidden_origin"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
           }
         }
       }
