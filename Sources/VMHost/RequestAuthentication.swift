@@ -33,7 +33,8 @@ final class RequestAuthentication {
                 )
             }
         }
-        guard let token = Self.bearerToken(request.header("Authorization")) ?? Self.cookieToken(request.header("Cookie"))
+        guard
+            let token = Self.bearerToken(request.header("Authorization")) ?? Self.cookieToken(request.header("Cookie"))
         else {
             throw Self.unauthorized("a bearer token is required (Authorization: Bearer or the vmhost_token cookie)")
         }

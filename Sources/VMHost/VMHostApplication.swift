@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Auth
 import EventLoop
 import FakeUpstream
@@ -13,6 +10,10 @@ import Services
 import Sessions
 import Upstreams
 import ViewModels
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The whole server: HTTP API, sessions, upstream clients and (when no upstream URL is given) the embedded
 /// fake upstream. `main` and the tests build it the same way.
@@ -192,7 +193,9 @@ public final class VMHostApplication {
         } else {
             logger.info(
                 "authentication is on",
-                metadata: ["issuer": "\(configuration.authIssuer ?? "")", "audience": "\(configuration.authAudience ?? "")"]
+                metadata: [
+                    "issuer": "\(configuration.authIssuer ?? "")", "audience": "\(configuration.authAudience ?? "")",
+                ]
             )
         }
         return port

@@ -57,27 +57,43 @@ struct AuthenticationTests {
             let id = try #require(created.json?["id"]?.stringValue)
             Self.expectUnauthorized(try await client.get("/v1/sessions/\(id)"), "no token on a session route")
 
-            let claims = { (extra: [String: JSONValue]) in TestTokens.claims("alice", expires: Self.now + 60, extra: extra) }
+            let claims = { (extra: [String: JSONValue]) in
+                TestTokens.claims("alice", expires: Self.now + 60, extra: extra)
+            }
             let refused: [(String, String)] = [
                 ("alg none", TestTokens.jwt(header: ["alg": "none"], claims: claims([:])) { _ in [] }),
                 ("expired past the leeway", TestTokens.hs256(claims(["exp": .int(Int(Self.now) - 31)]))),
                 ("not valid yet past the leeway", TestTokens.hs256(claims(["nbf": .int(Int(Self.now) + 31)]))),
-                ("no exp", TestTokens.hs256(.object(JSONObject([("sub", "alice"), ("iss", .string(TestTokens.issuer)), ("aud", .string(TestTokens.audience))])))),
+                (
+                    "no exp",
+                    TestTokens.hs256(
+                        .object(
+                            JSONObject([
+                                ("sub", "alice"), ("iss", .string(TestTokens.issuer)),
+                                ("aud", .string(TestTokens.audience)),
+                            ])))
+                ),
                 ("wrong iss", TestTokens.hs256(claims(["iss": "https://elsewhere.test"]))),
                 ("wrong aud", TestTokens.hs256(claims(["aud": "another-service"]))),
                 ("aud array without ours", TestTokens.hs256(claims(["aud": ["a", "b"]]))),
-                ("another secret", TestTokens.hs256(claims([:]), secret: Array("another secret of more than 32 bytes....".utf8))),
+                (
+                    "another secret",
+                    TestTokens.hs256(claims([:]), secret: Array("another secret of more than 32 bytes....".utf8))
+                ),
                 ("no sub", TestTokens.hs256(claims(["sub": ""]))),
                 ("not a JWT", "abc.def"),
             ]
             for (reason, token) in refused {
-                Self.expectUnauthorized(try await client.get("/v1/sessions/\(id)", headers: Self.bearer(token)), "\(reason)")
+                Self.expectUnauthorized(
+                    try await client.get("/v1/sessions/\(id)", headers: Self.bearer(token)), "\(reason)")
             }
             // A bad signature: the last character of a valid token changed.
             var forged = Array(Self.token("alice").utf8)
-            forged[forged.count - 2] = forged[forged.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            forged[forged.count - 2] =
+                forged[forged.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
             Self.expectUnauthorized(
-                try await client.get("/v1/sessions/\(id)", headers: Self.bearer(String(decoding: forged, as: UTF8.self))),
+                try await client.get(
+                    "/v1/sessions/\(id)", headers: Self.bearer(String(decoding: forged, as: UTF8.self))),
                 "bad signature")
 
             let accepted: [(String, String)] = [
@@ -86,7 +102,8 @@ struct AuthenticationTests {
                 ("aud array with ours", TestTokens.hs256(claims(["aud": ["other", .string(TestTokens.audience)]]))),
             ]
             for (reason, token) in accepted {
-                #expect(try await client.get("/v1/sessions/\(id)", headers: Self.bearer(token)).status == 200, "\(reason)")
+                #expect(
+                    try await client.get("/v1/sessions/\(id)", headers: Self.bearer(token)).status == 200, "\(reason)")
             }
         }
     }
@@ -153,7 +170,8 @@ struct AuthenticationTests {
             #expect(third.header("Retry-After") != nil)
             #expect(try await app.client.post("/v1/sessions", headers: Self.bearer(Self.token("bob"))).status == 201)
             #expect(try await app.client.request("DELETE", "/v1/sessions/\(first)", headers: alice).status == 204)
-            #expect(try await app.client.post("/v1/sessions", headers: alice).status == 201, "a deleted one frees a place")
+            #expect(
+                try await app.client.post("/v1/sessions", headers: alice).status == 201, "a deleted one frees a place")
         }
     }
 
@@ -192,8 +210,10 @@ struct AuthenticationTests {
             let unknownKid = TestTokens.jwt(header: ["alg": "RS256", "kid": "rsa-2"], claims: claims) { rsa.sign($0) }
             Self.expectUnauthorized(try await app.client.get("/v1/sessions/\(id)", headers: Self.bearer(unknownKid)))
             #expect(
-                try await app.client.get("/v1/sessions/\(id)", headers: Self.bearer(TestTokens.signed(claims, with: rsa)))
-                    .status == 200)
+                try await app.client.get(
+                    "/v1/sessions/\(id)", headers: Self.bearer(TestTokens.signed(claims, with: rsa))
+                )
+                .status == 200)
         }
     }
 
@@ -222,7 +242,9 @@ struct AuthenticationTests {
             #expect(try await stream.hasEnded())
             // Changes while the client is away, then a resume with a fresh token.
             for text in ["two", "three", "four"] {
-                _ = try await app.client.post("/v1/sessions/\(id)/search/text", json: .object(JSONObject([("text", .string(text))])), headers: fresh)
+                _ = try await app.client.post(
+                    "/v1/sessions/\(id)/search/text", json: .object(JSONObject([("text", .string(text))])),
+                    headers: fresh)
             }
             let resumed = try await TestEventStream(
                 port: app.port, path: "/v1/sessions/\(id)/search/events",
@@ -298,7 +320,8 @@ struct AuthenticationTests {
         } catch let error as VMHostStartError {
             #expect(error.description.contains("at least 32"), "\(error)")
         }
-        let badJWKS = try TestTokens.file(Array(#"{"keys": [{"kty": "RSA", "n": "AQAB", "e": "AQAB"}]}"#.utf8), name: "jwks")
+        let badJWKS = try TestTokens.file(
+            Array(#"{"keys": [{"kty": "RSA", "n": "AQAB", "e": "AQAB"}]}"#.utf8), name: "jwks")
         defer { unlink(badJWKS) }
         do {
             try await withApp({

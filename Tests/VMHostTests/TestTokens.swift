@@ -46,7 +46,8 @@ final class TestSigningKey: Sendable {
         var second = [UInt8](repeating: 0, count: 1024)
         var firstLength = 0
         var secondLength = 0
-        guard vmh_testing_public_parts(key, &first, first.count, &firstLength, &second, second.count, &secondLength) == 1
+        guard
+            vmh_testing_public_parts(key, &first, first.count, &firstLength, &second, second.count, &secondLength) == 1
         else { return .null }
         let a = Base64URL.encode(first[..<firstLength])
         let b = Base64URL.encode(second[..<secondLength])
@@ -74,7 +75,8 @@ enum TestTokens {
     /// Standard claims for `subject`, expiring at `expires` (seconds since 1970).
     static func claims(_ subject: String, expires: Double, extra: [String: JSONValue] = [:]) -> JSONValue {
         var pairs: [(String, JSONValue)] = [
-            ("sub", .string(subject)), ("iss", .string(issuer)), ("aud", .string(audience)), ("exp", .int(Int(expires))),
+            ("sub", .string(subject)), ("iss", .string(issuer)), ("aud", .string(audience)),
+            ("exp", .int(Int(expires))),
         ]
         for (key, value) in extra.sorted(by: { $0.key < $1.key }) {
             pairs.removeAll { $0.0 == key }
