@@ -240,6 +240,14 @@ struct AuthenticationTests {
             #expect(reauth.event == "reauth")
             #expect(reauth.json == ["reason": "token_expired"])
             #expect(try await stream.hasEnded())
+            // The stream of every view model ends the same way.
+            clock.set(expires + TokenVerifier.leeway - 0.5)
+            let all = try await TestEventStream(
+                port: app.port, path: "/v1/sessions/\(id)/events",
+                headers: Self.bearer(Self.token("alice", expires: expires)))
+            var names: [String] = []
+            while let event = try await all.next() { names.append(event.event) }
+            #expect(names == ["search.snapshot", "products.snapshot", "photo.snapshot", "reauth"])
             // Changes while the client is away, then a resume with a fresh token.
             for text in ["two", "three", "four"] {
                 _ = try await app.client.post(
@@ -332,5 +340,33 @@ struct AuthenticationTests {
         } catch let error as VMHostStartError {
             #expect(error.description.contains("RSA"), "\(error)")
         }
+    }
+
+    /// The executable says at start whether sessions are bearer capabilities, and refuses a short secret clearly.
+    @Test(.enabled(if: access(ExecutableTests.binary, X_OK) == 0))
+    func theExecutableSaysWhereAuthenticationStands() async throws {
+        let log = "/tmp/vmhost-auth-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
+        defer { unlink(log) }
+        let open = try SpawnedProcess(
+            ExecutableTests.binary, ["--port", "0", "--log-level", "info"], standardError: log)
+        #expect(
+            try await eventually {
+                ((try? String(contentsOfLog: log)) ?? "").contains(
+                    "authentication is off: sessions are bearer capabilities")
+            })
+        open.signal(SIGTERM)
+        #expect(try await open.exit().value.0 == 0)
+
+        let short = try TestTokens.file(Array("too short\n".utf8), name: "short")
+        defer { unlink(short) }
+        let refused = try SpawnedProcess(
+            ExecutableTests.binary,
+            [
+                "--port", "0", "--auth-hs256-secret-file", short, "--auth-issuer", "https://login.test",
+                "--auth-audience", "vmhost",
+            ],
+            standardError: log)
+        #expect(try await refused.exit().value.0 != 0)
+        #expect(try String(contentsOfLog: log).contains("at least 32"))
     }
 }
