@@ -36,20 +36,26 @@ public final class TokenVerifier {
     /// Tokens remembered now.
     public var cachedCount: Int { cache.count }
 
-    /// The token's facts when it is valid now.
-    /// - Throws: ``TokenRejection`` saying what is wrong.
-    public func verify(_ token: String) throws(TokenRejection) -> VerifiedToken {
-        let current = now()
-        if let known = cache[token] {
-            guard current <= known.expiresAt + Self.leeway else {
-                cache[token] = nil
-                throw TokenRejection("the token has expired")
-            }
-            return known
+    /// The facts of a token accepted earlier under `key` (see ``verify(_:rememberingAs:)``) while it is still valid;
+    /// nil when none is remembered, or it has expired since.
+    public func remembered(_ key: String) -> VerifiedToken? {
+        guard let known = cache[key] else { return nil }
+        guard now() <= known.expiresAt + Self.leeway else {
+            cache[key] = nil
+            return nil
         }
+        return known
+    }
+
+    /// The token's facts when it is valid now, remembered under `key` (the token itself by default; a caller may
+    /// pass the whole header the token came in, so that the next request finds it without taking the header apart).
+    /// - Throws: ``TokenRejection`` saying what is wrong.
+    public func verify(_ token: String, rememberingAs key: String? = nil) throws(TokenRejection) -> VerifiedToken {
+        if let known = remembered(key ?? token) { return known }
+        let current = now()
         let verified = try check(token, at: current)
         if cache.count >= Self.cacheCapacity { evict(at: current) }
-        cache[token] = verified
+        cache[key ?? token] = verified
         return verified
     }
 

@@ -33,13 +33,22 @@ final class RequestAuthentication {
                 )
             }
         }
-        guard
-            let token = Self.bearerToken(request.header("Authorization")) ?? Self.cookieToken(request.header("Cookie"))
-        else {
-            throw Self.unauthorized("a bearer token is required (Authorization: Bearer or the vmhost_token cookie)")
+        // NB: an accepted token is remembered under the whole header it came in: a request that repeats the header
+        // costs one lookup, without taking the header apart (an allocation and a copy of the token per step).
+        if let header = request.header("Authorization") {
+            if let known = verifier.remembered(header) { return known }
+            if let token = Self.bearerToken(header) { return try verify(token, rememberingAs: header) }
         }
+        if let header = request.header("Cookie") {
+            if let known = verifier.remembered(header) { return known }
+            if let token = Self.cookieToken(header) { return try verify(token, rememberingAs: header) }
+        }
+        throw Self.unauthorized("a bearer token is required (Authorization: Bearer or the vmhost_token cookie)")
+    }
+
+    private func verify(_ token: String, rememberingAs header: String) throws(HTTPError) -> VerifiedToken {
         do {
-            return try verifier.verify(token)
+            return try verifier.verify(token, rememberingAs: header)
         } catch {
             throw Self.unauthorized("invalid token: \(error.description)")
         }
