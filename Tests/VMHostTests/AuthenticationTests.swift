@@ -349,11 +349,11 @@ struct AuthenticationTests {
         defer { unlink(log) }
         let open = try SpawnedProcess(
             ExecutableTests.binary, ["--port", "0", "--log-level", "info"], standardError: log)
-        #expect(
-            try await eventually {
-                ((try? String(contentsOfLog: log)) ?? "").contains(
-                    "authentication is off: sessions are bearer capabilities")
-            })
+        let announced = try await eventually {
+            ((try? String(contentsOfLog: log)) ?? "").contains(
+                "authentication is off: sessions are bearer capabilities")
+        }
+        #expect(announced)
         open.signal(SIGTERM)
         #expect(try await open.exit().value.0 == 0)
 
