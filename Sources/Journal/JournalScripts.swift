@@ -4,7 +4,8 @@
 /// Keys of session `ID`, named by its digest `D` (``SessionID/digest(_:)``; the braces are a Redis Cluster hash
 /// tag: one session's keys share a slot):
 /// - `vmhost:{D}`: hash. `owner` → the process that may write it; `vm:NAME` → a view model's entry
-///   (`{"version", "state", "snapshot"}`).
+///   (`{"version", "state", "snapshot"}`); `sub` → the hex SHA-256 of the subject the session belongs to (only
+///   with authentication).
 /// - `vmhost:{D}:r:NAME`: list, the view model's newest patches, `"VERSION PATCH"` each, oldest first.
 /// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer, and `""` (never a key: keys are 1 to 255
 ///   characters) → the bytes of the answers; `vmhost:{D}:ko`: list, the keys oldest first.
@@ -24,10 +25,10 @@ enum JournalScript: CaseIterable {
     }
 
     /// Writes a session. KEYS: hash, key order, keys, then one replay list per view model written.
-    /// ARGV: owner, ttl ms, replay capacity, key capacity, mode (`create` | `update` | `full`), view model
-    /// count, then per view model: name, entry, patch count, patches…; then answer count, then key, answer…,
-    /// then the bytes of answers kept (past it, or past the key capacity, the oldest keys go; the newest
-    /// stays).
+    /// ARGV: owner, ttl ms, replay capacity, key capacity, mode (`create` | `update` | `full`), the session's
+    /// subject digest (empty for none; written by `create` and `full` writes), view model count, then per view
+    /// model: name, entry, patch count, patches…; then answer count, then key, answer…, then the bytes of answers
+    /// kept (past it, or past the key capacity, the oldest keys go; the newest stays).
     /// Returns 1 written, 0 owned by another process, -1 missing (an `update` of a session Redis no longer
     /// has: write it in full).
     ///
@@ -50,10 +51,11 @@ enum JournalScript: CaseIterable {
         local keyCap = tonumber(ARGV[4])
         if mode ~= 'update' then
           redis.call('HSET', KEYS[1], 'owner', me)
+          if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'sub', ARGV[6]) end
           redis.call('PEXPIRE', KEYS[1], ttl)
         end
-        local i = 7
-        for v = 1, tonumber(ARGV[6]) do
+        local i = 8
+        for v = 1, tonumber(ARGV[7]) do
           local ring = KEYS[3 + v]
           redis.call('HSET', KEYS[1], 'vm:' .. ARGV[i], ARGV[i + 1])
           local patches = tonumber(ARGV[i + 2])

@@ -287,6 +287,7 @@ public final class RedisJournal: SessionJournal {
         command.append(replayCapacity)
         command.append(keyCapacity)
         command.append(full ? "full" : "update")
+        command.append(session.owner ?? "")
         command.append(slots.count)
         var written: [(ViewModelSlot, Int)] = []
         for (slot, previous) in slots {

@@ -18,6 +18,9 @@ public final class Session {
     public internal(set) var lastActivity: ContinuousClock.Instant
     /// Whether the session was deleted or expired.
     public private(set) var isClosed = false
+    /// Whom the session belongs to with authentication on: the hex SHA-256 of the token's `sub` that created it
+    /// (journaled with it); nil for a session created without authentication.
+    public let owner: String?
     /// The session's `Idempotency-Key`s and their answers.
     public let idempotencyKeys = IdempotencyKeys()
     /// The journal keeping this session beyond the process, if any.
@@ -66,10 +69,11 @@ public final class Session {
     /// Creates a session hosting one view model of each registration.
     public init(
         id: String, viewModels: [ViewModelRegistration], now: ContinuousClock.Instant,
-        replay: ReplayLimits = ReplayLimits()
+        replay: ReplayLimits = ReplayLimits(), owner: String? = nil
     ) {
         self.id = id
         digest = SessionID.digest(id)
+        self.owner = owner
         self.lastActivity = now
         slots = viewModels.map { ViewModelSlot.make($0, replay: replay) }
     }
@@ -83,6 +87,7 @@ public final class Session {
     ) throws(SnapshotError) {
         id = record.id
         digest = SessionID.digest(record.id)
+        owner = record.owner
         lastActivity = now
         var slots: [ViewModelSlot] = []
         for registration in viewModels {

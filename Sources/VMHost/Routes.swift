@@ -1,3 +1,4 @@
+import Auth
 import EventLoop
 import HTTPServer
 import JSON
@@ -28,15 +29,18 @@ final class Routes {
     let servesMetrics: Bool
     /// The embedded fake's origin when it serves the photos' images (the web client's CSP allows it), else nil.
     let fakeImageOrigin: String?
+    /// Token checks of `/v1/` requests; nil without authentication (a session id is then the capability).
+    let authentication: RequestAuthentication?
 
     init(
         sessions: SessionStore, metrics: VMHostMetrics, idleTimeoutSeconds: Int,
         serverLoad: @escaping @LoopActor () -> (streams: Int, connections: Int),
         journalStatus: @escaping @LoopActor () -> JournalStatus?, isDraining: @escaping @LoopActor () -> Bool,
-        servesMetrics: Bool = true, fakeImageOrigin: String? = nil
+        servesMetrics: Bool = true, fakeImageOrigin: String? = nil, authentication: RequestAuthentication? = nil
     ) {
         self.servesMetrics = servesMetrics
         self.fakeImageOrigin = fakeImageOrigin
+        self.authentication = authentication
         self.sessions = sessions
         self.metrics = metrics
         self.idleTimeoutSeconds = idleTimeoutSeconds
@@ -72,9 +76,10 @@ final class Routes {
         }
         if servesMetrics { registerMetrics(on: &router) }
 
-        router.on(.post, "/v1/sessions") { [self] _ in
+        router.on(.post, "/v1/sessions") { [self] request in
+            let owner = try authentication?.authenticate(request).subjectKey
             if isDraining() { throw Self.draining }
-            return try createSession()
+            return try createSession(owner: owner)
         }
         router.on(.get, "/v1/sessions/:id") { [self] request in
             try withSession(request) { (session) throws(HTTPError) in .response(.json(session.json)) }
@@ -92,10 +97,19 @@ final class Routes {
         registerViewModels(on: &router)
     }
 
-    private func createSession() throws(HTTPError) -> HTTPHandlerResult {
+    private func createSession(owner: String?) throws(HTTPError) -> HTTPHandlerResult {
+        if let owner, let authentication, sessions.count(ownedBy: owner) >= authentication.maxSessionsPerSubject {
+            throw HTTPError(
+                status: 429, code: "too_many_sessions",
+                message:
+                    "this subject holds its maximum of \(authentication.maxSessionsPerSubject) sessions; delete one or "
+                    + "let one expire",
+                headers: [HTTPHeader("Retry-After", "60")]
+            )
+        }
         let session: Session
         do {
-            session = try sessions.create()
+            session = try sessions.create(owner: owner)
         } catch {
             throw HTTPError(
                 status: 429, code: "too_many_sessions",
@@ -201,13 +215,19 @@ final class Routes {
         _ request: HTTPRequest, _ body: @escaping @LoopActor (Session) throws(HTTPError) -> HTTPHandlerResult
     ) throws(HTTPError) -> HTTPHandlerResult {
         let id = request.parameters["id"] ?? ""
+        // With authentication, only the subject's own sessions exist for it: another's reads like a missing one.
+        let owner = try authentication?.authenticate(request).subjectKey
         // NB: a draining node has released (or is releasing) its sessions: serving one would take it back.
         if isDraining() { throw Self.draining }
-        if let session = sessions.session(id) { return try body(session) }
-        guard sessions.journal != nil else { throw Self.sessionNotFound(id) }
+        if let session = sessions.session(id, ownedBy: owner) { return try body(session) }
+        guard sessions.journal != nil, sessions.session(id, touching: false) == nil else {
+            throw Self.sessionNotFound(id)
+        }
         return .later { [sessions] in
             switch await sessions.sessionOrTakeOver(id) {
-            case .found(let session): return try body(session)
+            case .found(let session):
+                guard owner == nil || session.owner == owner else { throw Self.sessionNotFound(id) }
+                return try body(session)
             case .notFound: throw Self.sessionNotFound(id)
             case .retryLater:
                 var error = HTTPError.overloaded("the session cannot be loaded right now; try again shortly")
@@ -253,9 +273,11 @@ final class Routes {
         let format = try Self.streamFormat(request)
         try admitStream(session)
         let lastEventID = Self.lastEventID(request).flatMap { Int($0) }
-        return .stream { stream in
+        let token = try authentication?.authenticate(request)
+        return .stream { [authentication] stream in
             session.countStream(stream)
             target.subscribe(stream, format: format, lastEventID: lastEventID)
+            if let token { authentication?.endAtExpiry(stream, of: token) }
         }
     }
 
@@ -264,9 +286,11 @@ final class Routes {
         let format = try Self.streamFormat(request)
         try admitStream(session)
         let lastEventID = Self.lastEventID(request)
-        return .stream { stream in
+        let token = try authentication?.authenticate(request)
+        return .stream { [authentication] stream in
             session.countStream(stream)
             session.subscribeAll(stream, format: format, resumeFrom: lastEventID)
+            if let token { authentication?.endAtExpiry(stream, of: token) }
         }
     }
 

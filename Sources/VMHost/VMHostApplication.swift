@@ -1,3 +1,4 @@
+import Auth
 import EventLoop
 import FakeUpstream
 import HTTPClient
@@ -9,6 +10,10 @@ import Services
 import Sessions
 import Upstreams
 import ViewModels
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The whole server: HTTP API, sessions, upstream clients and (when no upstream URL is given) the embedded
 /// fake upstream. `main` and the tests build it the same way.
@@ -42,16 +47,22 @@ public final class VMHostApplication {
     private let upstreams: UpstreamFactory
     /// Set when ``shutdown()`` begins: session routes and `/healthz` answer 503 from then on.
     private var isDraining = false
+    /// The time tokens are judged by (seconds since 1970).
+    private let wallClock: @Sendable () -> Double
+    /// Token checks, once ``start()`` has loaded the keys; nil without authentication.
+    private var authentication: RequestAuthentication?
 
     /// Builds the application; nothing listens until ``start()``.
     /// - Parameters:
     ///   - now: the clock of session activity and expiry (injected by tests, which move it instead of waiting).
     ///   - clock: the clock of view-model timers such as the search debounce (a test clock in tests).
+    ///   - wallClock: the time tokens' `exp` and `nbf` are judged by, in seconds since 1970 (tests move it).
     public init(
         configuration: VMHostConfiguration, logger: Logger,
         now: @escaping @LoopActor () -> ContinuousClock.Instant = { ContinuousClock.now },
-        clock: any Clock<Duration> = LoopClock()
+        clock: any Clock<Duration> = LoopClock(), wallClock: @escaping @Sendable () -> Double = WallClock.now
     ) {
+        self.wallClock = wallClock
         self.configuration = configuration
         self.logger = logger
         client = HTTPClient(
@@ -94,7 +105,53 @@ public final class VMHostApplication {
     /// Starts the fake upstream if needed, then the HTTP server.
     /// - Returns: the bound port.
     @discardableResult
-    public func start() throws(HTTPServerError) -> Int {
+    public func start() throws(VMHostStartError) -> Int {
+        do {
+            authentication = try Self.loadAuthentication(configuration, wallClock: wallClock)
+        } catch {
+            throw .authentication(error.description)
+        }
+        do {
+            return try startServing()
+        } catch {
+            throw .server(error)
+        }
+    }
+
+    /// The token verifier of the configuration's key file, issuer and audience; nil when no key file is set.
+    /// - Throws: ``KeyError`` naming the file and what is wrong with it.
+    static func loadAuthentication(
+        _ configuration: VMHostConfiguration, wallClock: @escaping @Sendable () -> Double
+    ) throws(KeyError) -> RequestAuthentication? {
+        let keys: TokenKeys
+        if let path = configuration.authHS256SecretFile {
+            guard let bytes = FileBytes.read(path) else { throw KeyError(description: "cannot read \(path)") }
+            do {
+                keys = try TokenKeys.hs256(secretFile: bytes)
+            } catch {
+                throw KeyError(description: "\(path): \(error.description)")
+            }
+        } else if let path = configuration.authJWKSFile {
+            guard let bytes = FileBytes.read(path) else { throw KeyError(description: "cannot read \(path)") }
+            do {
+                keys = try TokenKeys.jwks(bytes)
+            } catch {
+                throw KeyError(description: "\(path): \(error.description)")
+            }
+        } else {
+            return nil
+        }
+        // NB: VMHostConfiguration.load refuses a key file without both; a configuration built in code may lack them.
+        guard let issuer = configuration.authIssuer, let audience = configuration.authAudience else {
+            throw KeyError(description: "authentication needs authIssuer and authAudience")
+        }
+        return RequestAuthentication(
+            verifier: TokenVerifier(keys: keys, issuer: issuer, audience: audience, now: wallClock),
+            maxSessionsPerSubject: configuration.maxSessionsPerSubject
+        )
+    }
+
+    private func startServing() throws(HTTPServerError) -> Int {
         if configuration.needsFakeUpstream {
             let fake = FakeUpstream(
                 behavior: FakeUpstreamBehavior(latency: configuration.fakeUpstreamLatency),
@@ -138,6 +195,17 @@ public final class VMHostApplication {
             "vmhost listening",
             metadata: ["address": "\(configuration.host):\(port)", "products": "\(upstreams.productsBaseURL)"]
         )
+        if authentication == nil {
+            logger.info(
+                "authentication is off: sessions are bearer capabilities (anyone holding a session id can use it)")
+        } else {
+            logger.info(
+                "authentication is on",
+                metadata: [
+                    "issuer": "\(configuration.authIssuer ?? "")", "audience": "\(configuration.authAudience ?? "")",
+                ]
+            )
+        }
         return port
     }
 
@@ -219,7 +287,8 @@ public final class VMHostApplication {
             isDraining: { [weak self] in self?.isDraining ?? true },
             servesMetrics: configuration.metricsPort == nil,
             fakeImageOrigin: upstreams.flickrImageHost == .live
-                ? nil : WebClient.origin(of: upstreams.flickrImageHost.baseURL)
+                ? nil : WebClient.origin(of: upstreams.flickrImageHost.baseURL),
+            authentication: authentication
         )
         routes.maxStreamsPerSession = configuration.maxStreamsPerSession
         return routes
@@ -302,5 +371,37 @@ final class UpstreamFactory {
             fetcher: fetcher, endpoint: flickrEndpoint, apiKey: flickrAPIKey, imageHost: flickrImageHost,
             recorder: recorder
         )
+    }
+}
+
+/// Why the application could not start.
+public enum VMHostStartError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The HTTP server could not start.
+    case server(HTTPServerError)
+    /// The authentication key file cannot be used (the message names the file and the problem).
+    case authentication(String)
+
+    public var description: String {
+        switch self {
+        case .server(let error): error.description
+        case .authentication(let problem): "authentication: \(problem)"
+        }
+    }
+}
+
+/// Reads small files (key files) whole.
+enum FileBytes {
+    /// The file's bytes, or nil when it cannot be read; at most 1 MiB (a key file is far smaller).
+    static func read(_ path: String) -> [UInt8]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count <= 1 << 20 {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return bytes.count <= 1 << 20 ? bytes : nil
     }
 }

@@ -11,7 +11,7 @@ enum EmbeddedResources {
     "title": "vmhost",
     "version": "1.0.0",
     "summary": "Server-held view models: commands in, state out as Server-Sent Events.",
-    "description": "Each session owns view models on the server (a Flickr photo search, a paged product list, the detail screen of a photo that a search result opens). Clients send commands as `POST` requests and render the state they receive, as JSON or as an event stream of a snapshot and then RFC 6902 JSON Patches. Every state object carries `version`, which starts at 1 and strictly increases with every change of its view model.\n\nConventions: JSON bodies in and out (UTF-8). In request bodies unknown fields are ignored; a missing required field or a field of the wrong type is `400 invalid_field`. Every error answer is the `Error` object. A documented path requested with an undocumented method answers `405 method_not_allowed` with an `Allow` header; `HEAD` is allowed wherever `GET` is. An unknown path answers `404 not_found`. Every response carries `X-Request-ID` and `X-VMHost-Node` (the node that answered).\n\nIdempotent commands: every `POST` command on a session accepts an `Idempotency-Key` header (1-255 printable ASCII characters, else `400 invalid_field`). A repeat of the same key on the same session answers the first answer again with `Idempotent-Replayed: true` and does not run the command again, also on another node after a failover; the same key with a different command or body is `422 idempotency_key_reused`. A session remembers at least its last 256 keys. A request method the server does not know is answered `501 method_not_implemented` (the JSON error shape) on any path, and the connection closes."
+    "description": "Each session owns view models on the server (a Flickr photo search, a paged product list, the detail screen of a photo that a search result opens). Clients send commands as `POST` requests and render the state they receive, as JSON or as an event stream of a snapshot and then RFC 6902 JSON Patches. Every state object carries `version`, which starts at 1 and strictly increases with every change of its view model.\n\nConventions: JSON bodies in and out (UTF-8). In request bodies unknown fields are ignored; a missing required field or a field of the wrong type is `400 invalid_field`. Every error answer is the `Error` object. A documented path requested with an undocumented method answers `405 method_not_allowed` with an `Allow` header; `HEAD` is allowed wherever `GET` is. An unknown path answers `404 not_found`. Every response carries `X-Request-ID` and `X-VMHost-Node` (the node that answered).\n\nIdempotent commands: every `POST` command on a session accepts an `Idempotency-Key` header (1-255 printable ASCII characters, else `400 invalid_field`). A repeat of the same key on the same session answers the first answer again with `Idempotent-Replayed: true` and does not run the command again, also on another node after a failover; the same key with a different command or body is `422 idempotency_key_reused`. A session remembers at least its last 256 keys. A request method the server does not know is answered `501 method_not_implemented` (the JSON error shape) on any path, and the connection closes.\n\nAuthentication is optional and off by default: without it a session id is the capability to use the session. With it, every `/v1/` request carries a JWT (`Authorization: Bearer`, or the `vmhost_token` cookie; never the query string), sessions belong to the token's `sub`, and another subject's session answers `404 session_not_found`."
   },
   "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
   "tags": [
@@ -333,6 +333,9 @@ enum EmbeddedResources {
               }
             }
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "403": {
             "$ref": "#/components/responses/ForbiddenOrigin"
           },
@@ -348,7 +351,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}": {
@@ -379,13 +391,25 @@ enum EmbeddedResources {
               }
             }
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       },
       "delete": {
         "operationId": "deleteSession",
@@ -402,13 +426,25 @@ enum EmbeddedResources {
               }
             }
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/events": {
@@ -423,7 +459,7 @@ enum EmbeddedResources {
           "streams"
         ],
         "summary": "Every view model of the session on one event stream",
-        "description": "Server-Sent Events carrying every view model of the session on one connection (browsers allow only 6 HTTP/1.1 connections per origin). Event names are `search.snapshot`, `search.patch`, `products.snapshot`, `products.patch`, `photo.snapshot` and `photo.patch`, with the data of the single-view-model streams. Every `id` is `search:{version},products:{version},photo:{version}`: the versions the client holds after that event. It starts with a snapshot of each view model; resuming from such an id replays each view model's missed patches, or sends its snapshot (a view model the id has no part for, e.g. `photo` in an id of an older client, starts with its snapshot). `?format=snapshot` sends every change as a snapshot. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream.",
+        "description": "Server-Sent Events carrying every view model of the session on one connection (browsers allow only 6 HTTP/1.1 connections per origin). Event names are `search.snapshot`, `search.patch`, `products.snapshot`, `products.patch`, `photo.snapshot` and `photo.patch`, with the data of the single-view-model streams. Every `id` is `search:{version},products:{version},photo:{version}`: the versions the client holds after that event. It starts with a snapshot of each view model; resuming from such an id replays each view model's missed patches, or sends its snapshot (a view model the id has no part for, e.g. `photo` in an id of an older client, starts with its snapshot). `?format=snapshot` sends every change as a snapshot. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream. With authentication on, the stream ends with `event: reauth` (`data: {\"reason\": \"token_expired\"}`) when its token expires (`exp` plus 30 s): reconnect with a fresh token and `Last-Event-ID` to get exactly the missed patches.",
         "parameters": [
           {
             "$ref": "#/components/parameters/Format"
@@ -472,6 +508,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -481,7 +520,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/search": {
@@ -500,13 +548,25 @@ enum EmbeddedResources {
           "200": {
             "$ref": "#/components/responses/SearchState"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/search/events": {
@@ -521,7 +581,7 @@ enum EmbeddedResources {
           "streams"
         ],
         "summary": "The search state as an event stream",
-        "description": "Server-Sent Events. The first event is `event: snapshot` whose `data` is the full state; every later change is `event: patch` whose `data` is an RFC 6902 JSON Patch array taking the previous state to the new one. Every event's `id` is the state `version`. With `?format=snapshot` every change is a full `snapshot` event. Resume: with `Last-Event-ID` (or `?lastEventId=N`) the stream replays the patches after N if it still has them, else starts with a fresh snapshot; no change is skipped or sent out of order. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream.",
+        "description": "Server-Sent Events. The first event is `event: snapshot` whose `data` is the full state; every later change is `event: patch` whose `data` is an RFC 6902 JSON Patch array taking the previous state to the new one. Every event's `id` is the state `version`. With `?format=snapshot` every change is a full `snapshot` event. Resume: with `Last-Event-ID` (or `?lastEventId=N`) the stream replays the patches after N if it still has them, else starts with a fresh snapshot; no change is skipped or sent out of order. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream. With authentication on, the stream ends with `event: reauth` (`data: {\"reason\": \"token_expired\"}`) when its token expires (`exp` plus 30 s): reconnect with a fresh token and `Last-Event-ID` to get exactly the missed patches.",
         "parameters": [
           {
             "$ref": "#/components/parameters/Format"
@@ -570,6 +630,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -579,7 +642,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/search/text": {
@@ -612,6 +684,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "403": {
             "$ref": "#/components/responses/ForbiddenOrigin"
           },
@@ -635,6 +710,15 @@ enum EmbeddedResources {
           {
             "$ref": "#/components/parameters/IdempotencyKey"
           }
+        ],
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
         ]
       }
     },
@@ -680,6 +764,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "403": {
             "$ref": "#/components/responses/ForbiddenOrigin"
           },
@@ -704,7 +791,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/search/load-more": {
@@ -738,6 +834,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "403": {
             "$ref": "#/components/responses/ForbiddenOrigin"
           },
@@ -762,7 +861,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/search/cancel": {
@@ -784,6 +892,9 @@ enum EmbeddedResources {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "403": {
             "$ref": "#/components/responses/ForbiddenOrigin"
@@ -808,6 +919,15 @@ enum EmbeddedResources {
           {
             "$ref": "#/components/parameters/IdempotencyKey"
           }
+        ],
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
         ]
       }
     },
@@ -852,6 +972,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "403": {
             "$ref": "#/components/responses/ForbiddenOrigin"
           },
@@ -870,7 +993,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/products": {
@@ -889,13 +1021,25 @@ enum EmbeddedResources {
           "200": {
             "$ref": "#/components/responses/ProductListState"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/products/events": {
@@ -910,7 +1054,7 @@ enum EmbeddedResources {
           "streams"
         ],
         "summary": "The product list state as an event stream",
-        "description": "Server-Sent Events. The first event is `event: snapshot` whose `data` is the full state; every later change is `event: patch` whose `data` is an RFC 6902 JSON Patch array taking the previous state to the new one. Every event's `id` is the state `version`. With `?format=snapshot` every change is a full `snapshot` event. Resume: with `Last-Event-ID` (or `?lastEventId=N`) the stream replays the patches after N if it still has them, else starts with a fresh snapshot; no change is skipped or sent out of order. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream.",
+        "description": "Server-Sent Events. The first event is `event: snapshot` whose `data` is the full state; every later change is `event: patch` whose `data` is an RFC 6902 JSON Patch array taking the previous state to the new one. Every event's `id` is the state `version`. With `?format=snapshot` every change is a full `snapshot` event. Resume: with `Last-Event-ID` (or `?lastEventId=N`) the stream replays the patches after N if it still has them, else starts with a fresh snapshot; no change is skipped or sent out of order. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream. With authentication on, the stream ends with `event: reauth` (`data: {\"reason\": \"token_expired\"}`) when its token expires (`exp` plus 30 s): reconnect with a fresh token and `Last-Event-ID` to get exactly the missed patches.",
         "parameters": [
           {
             "$ref": "#/components/parameters/Format"
@@ -959,6 +1103,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -968,7 +1115,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/products/refresh": {
@@ -1002,6 +1158,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "403": {
             "$ref": "#/components/responses/ForbiddenOrigin"
           },
@@ -1023,7 +1182,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/products/load-more": {
@@ -1057,6 +1225,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "403": {
             "$ref": "#/components/responses/ForbiddenOrigin"
           },
@@ -1081,7 +1252,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/products/cancel": {
@@ -1103,6 +1283,9 @@ enum EmbeddedResources {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "403": {
             "$ref": "#/components/responses/ForbiddenOrigin"
@@ -1127,6 +1310,15 @@ enum EmbeddedResources {
           {
             "$ref": "#/components/parameters/IdempotencyKey"
           }
+        ],
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
         ]
       }
     },
@@ -1146,13 +1338,25 @@ enum EmbeddedResources {
           "200": {
             "$ref": "#/components/responses/PhotoState"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/photo/events": {
@@ -1167,7 +1371,7 @@ enum EmbeddedResources {
           "streams"
         ],
         "summary": "The photo state as an event stream",
-        "description": "Server-Sent Events. The first event is `event: snapshot` whose `data` is the full state; every later change is `event: patch` whose `data` is an RFC 6902 JSON Patch array taking the previous state to the new one. Every event's `id` is the state `version`. With `?format=snapshot` every change is a full `snapshot` event. Resume: with `Last-Event-ID` (or `?lastEventId=N`) the stream replays the patches after N if it still has them, else starts with a fresh snapshot; no change is skipped or sent out of order. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream.",
+        "description": "Server-Sent Events. The first event is `event: snapshot` whose `data` is the full state; every later change is `event: patch` whose `data` is an RFC 6902 JSON Patch array taking the previous state to the new one. Every event's `id` is the state `version`. With `?format=snapshot` every change is a full `snapshot` event. Resume: with `Last-Event-ID` (or `?lastEventId=N`) the stream replays the patches after N if it still has them, else starts with a fresh snapshot; no change is skipped or sent out of order. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream. With authentication on, the stream ends with `event: reauth` (`data: {\"reason\": \"token_expired\"}`) when its token expires (`exp` plus 30 s): reconnect with a fresh token and `Last-Event-ID` to get exactly the missed patches.",
         "parameters": [
           {
             "$ref": "#/components/parameters/Format"
@@ -1216,6 +1420,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -1225,7 +1432,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/photo/open": {
@@ -1269,6 +1485,9 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "403": {
             "$ref": "#/components/responses/ForbiddenOrigin"
           },
@@ -1290,7 +1509,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/photo/close": {
@@ -1312,6 +1540,9 @@ enum EmbeddedResources {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "403": {
             "$ref": "#/components/responses/ForbiddenOrigin"
@@ -1336,6 +1567,15 @@ enum EmbeddedResources {
           {
             "$ref": "#/components/parameters/IdempotencyKey"
           }
+        ],
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
         ]
       }
     }
@@ -2200,6 +2440,13 @@ enum EmbeddedResources {
           "type": "integer",
           "minimum": 0
         }
+      },
+      "WWW-Authenticate": {
+        "description": "The bearer challenge of a refused token.",
+        "schema": {
+          "type": "string",
+          "const": "Bearer error=\"invalid_token\""
+        }
       }
     },
     "responses": {
@@ -2242,7 +2489,7 @@ enum EmbeddedResources {
         }
       },
       "SessionNotFound": {
-        "description": "`session_not_found`: the session never existed, expired or was deleted (`not_found` when the id is not a single non-empty path segment, so no route matches).",
+        "description": "`session_not_found`: the session never existed, expired or was deleted (`not_found` when the id is not a single non-empty path segment, so no route matches). With authentication on, a session of another subject answers exactly the same.",
         "headers": {
           "X-Request-ID": {
             "$ref": "#/components/headers/X-Request-ID"
@@ -2421,7 +2668,7 @@ enum EmbeddedResources {
         }
       },
       "TooManySessions": {
-        "description": "`too_many_sessions`: the server holds its maximum of sessions; try again later.",
+        "description": "`too_many_sessions`: the server holds its maximum of sessions, or (authentication on) the token's subject holds `maxSessionsPerSubject` (20); try again later.",
         "headers": {
           "X-Request-ID": {
             "$ref": "#/components/headers/X-Request-ID"
@@ -2869,6 +3116,58 @@ enum EmbeddedResources {
             }
           }
         }
+      },
+      "Unauthorized": {
+        "description": "`unauthorized` (authentication on): the token is missing, invalid, expired, not yet valid, for another issuer or audience, or sent in the query string.",
+        "headers": {
+          "WWW-Authenticate": {
+            "$ref": "#/components/headers/WWW-Authenticate"
+          },
+          "X-Request-ID": {
+            "$ref": "#/components/headers/X-Request-ID"
+          },
+          "X-VMHost-Node": {
+            "$ref": "#/components/headers/X-VMHost-Node"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "unauthorized"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      }
+    },
+    "securitySchemes": {
+      "bearerAuth": {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "JWT",
+        "description": "With authentication on (`--auth-hs256-secret-file` or `--auth-jwks-file`, plus `--auth-issuer` and `--auth-audience`; off by default), a JWT from the application's own login: HS256, RS256, ES256 or EdDSA as the configured key says (never the token), `exp` required, `nbf` optional (30 s leeway each), `iss` and `aud` matching, `sub` the user the sessions belong to. Never in a query string."
+      },
+      "cookieAuth": {
+        "type": "apiKey",
+        "in": "cookie",
+        "name": "vmhost_token",
+        "description": "The same JWT in the cookie `vmhost_token`, for `EventSource` (which cannot set headers) and a web client whose login sets the cookie on vmhost's origin."
       }
     }
   }
