@@ -52,12 +52,16 @@ let package = Package(
         // OpenSSL's libcrypto behind typed functions: digests (session ids in Redis, logs and the proxy) and JWT
         // signature checks. libcrypto is loaded anyway, through libcurl's TLS.
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
+        // Key generation and signing by libcrypto, for the tests that mint tokens (the server only verifies).
+        .target(name: "CCryptoTesting", linkerSettings: [.linkedLibrary("crypto")]),
         // What the executable gives C libraries in its process: jemalloc's options, GnuTLS's initialization skipped.
         .target(name: "CLibraryOptions"),
 
         // Pure Swift building blocks.
         .target(name: "JSON"),
         .target(name: "JSONPatch", dependencies: ["JSON"]),
+        // JWT checks: keys (HS256 secret, JWKS), claims, and the cache of accepted tokens; signatures by libcrypto.
+        .target(name: "Auth", dependencies: ["CCrypto", "JSON"]),
 
         // Runtime.
         .target(name: "EventLoop", dependencies: ["CLibevent"]),
@@ -90,15 +94,16 @@ let package = Package(
         // The live services over curl.
         .target(name: "Upstreams", dependencies: ["EventLoop", "HTTPClient", "JSON", "Services"]),
         .target(name: "ViewModels", dependencies: ["EventLoop", "JSON", "JSONPatch", "Services"]),
-        .target(name: "Sessions", dependencies: ["EventLoop", "EventStreams", "JSON", "JSONPatch", "ViewModels"]),
+        .target(
+            name: "Sessions", dependencies: ["CCrypto", "EventLoop", "EventStreams", "JSON", "JSONPatch", "ViewModels"]),
         .target(name: "FakeUpstream", dependencies: ["EventLoop", "HTTPServer", "JSON"]),
 
         // Wiring and entry point.
         .target(
             name: "VMHost",
             dependencies: [
-                "EventLoop", "HTTPServer", "HTTPClient", "JSON", "Services", "Upstreams", "ViewModels", "Sessions",
-                "FakeUpstream", "Journal", "Redis",
+                "Auth", "EventLoop", "HTTPServer", "HTTPClient", "JSON", "Services", "Upstreams", "ViewModels",
+                "Sessions", "FakeUpstream", "Journal", "Redis",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -172,7 +177,7 @@ let package = Package(
             name: "VMHostTests",
             dependencies: [
                 "VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "EventStreams",
-                "HTTPServer", "ViewModels",
+                "HTTPServer", "Sessions", "ViewModels", "Auth", "CCryptoTesting",
             ]
         ),
     ]

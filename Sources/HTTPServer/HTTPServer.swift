@@ -58,6 +58,12 @@ public final class HTTPServer {
         get { writer.commonHeaders }
         set { writer.commonHeaders = newValue }
     }
+    /// The `Cache-Control` of every response whose handler sets none (event streams keep their `no-cache`);
+    /// nil adds none. Folded with ``commonHeaders``, so it costs a response no header of its own.
+    public var defaultCacheControl: String? {
+        get { writer.defaultCacheControl }
+        set { writer.defaultCacheControl = newValue }
+    }
 
     public init(configuration: HTTPServerConfiguration, router: Router, logger: Logger) {
         self.configuration = configuration

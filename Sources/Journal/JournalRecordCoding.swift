@@ -82,7 +82,9 @@ enum JournalRecordCoding {
             let (fingerprint, answer) = try self.answer(bytes)
             idempotency.append((key, fingerprint, answer))
         }
-        return SessionRecord(id: id, viewModels: viewModels, idempotency: idempotency)
+        // NB: a record written before sessions had owners has no `sub`: it loads as a session without one.
+        let owner = hash["sub"].map { String(decoding: $0, as: UTF8.self) }
+        return SessionRecord(id: id, viewModels: viewModels, idempotency: idempotency, owner: owner)
     }
 
     private static func list(_ reply: RedisReply) throws(Corrupt) -> [[UInt8]] {

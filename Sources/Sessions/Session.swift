@@ -10,12 +10,17 @@ import ViewModels
 public final class Session {
     /// The session id (the capability to use it).
     public let id: String
+    /// What names the session where its id must not appear (Redis keys, logs): ``SessionID/digest(_:)``.
+    public let digest: String
     /// The hosted view models in registration order (the order of the session resource and of resume ids).
     public let slots: [ViewModelSlot]
     /// When a request last touched the session.
     public internal(set) var lastActivity: ContinuousClock.Instant
     /// Whether the session was deleted or expired.
     public private(set) var isClosed = false
+    /// Whom the session belongs to with authentication on: the hex SHA-256 of the token's `sub` that created it
+    /// (journaled with it); nil for a session created without authentication.
+    public let owner: String?
     /// The session's `Idempotency-Key`s and their answers.
     public let idempotencyKeys = IdempotencyKeys()
     /// The journal keeping this session beyond the process, if any.
@@ -64,9 +69,11 @@ public final class Session {
     /// Creates a session hosting one view model of each registration.
     public init(
         id: String, viewModels: [ViewModelRegistration], now: ContinuousClock.Instant,
-        replay: ReplayLimits = ReplayLimits()
+        replay: ReplayLimits = ReplayLimits(), owner: String? = nil
     ) {
         self.id = id
+        digest = SessionID.digest(id)
+        self.owner = owner
         self.lastActivity = now
         slots = viewModels.map { ViewModelSlot.make($0, replay: replay) }
     }
@@ -79,6 +86,8 @@ public final class Session {
         replay: ReplayLimits = ReplayLimits()
     ) throws(SnapshotError) {
         id = record.id
+        digest = SessionID.digest(record.id)
+        owner = record.owner
         lastActivity = now
         var slots: [ViewModelSlot] = []
         for registration in viewModels {

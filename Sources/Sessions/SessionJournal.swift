@@ -61,13 +61,16 @@ public struct SessionRecord: Sendable {
     public var viewModels: [String: ViewModel]
     /// Idempotency keys with their answers, oldest first.
     public var idempotency: [(key: String, fingerprint: [UInt8], answer: IdempotentAnswer)]
+    /// The session's ``Session/owner``; nil for a session without one (and for records written before owners).
+    public var owner: String?
 
     /// Creates a record.
     public init(
         id: String, viewModels: [String: ViewModel],
-        idempotency: [(key: String, fingerprint: [UInt8], answer: IdempotentAnswer)]
+        idempotency: [(key: String, fingerprint: [UInt8], answer: IdempotentAnswer)], owner: String? = nil
     ) {
         self.id = id
+        self.owner = owner
         self.viewModels = viewModels
         self.idempotency = idempotency
     }

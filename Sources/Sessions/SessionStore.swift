@@ -57,6 +57,8 @@ public final class SessionStore {
     public var nodeTag: String?
     /// Takeovers in progress, so concurrent requests for one session load it once.
     private var loading: [String: Task<TakeOver, Never>] = [:]
+    /// Sessions held here by ``Session/owner`` (`maxSessionsPerSubject`).
+    private var ownedCounts: [String: Int] = [:]
 
     /// How a lookup that may take a session over ended.
     public enum TakeOver: Sendable {
@@ -94,18 +96,19 @@ public final class SessionStore {
     /// Total open event streams across sessions.
     public var openStreamCount: Int { sessions.values.reduce(0) { $0 + $1.openStreamCount } }
 
-    /// Creates a session with a fresh CSPRNG id (tagged with ``nodeTag``).
+    /// Creates a session with a fresh CSPRNG id (tagged with ``nodeTag``), bound to `owner` when given.
     /// - Throws: ``SessionLimitReached`` at the limit.
-    public func create() throws(SessionLimitReached) -> Session {
+    public func create(owner: String? = nil) throws(SessionLimitReached) -> Session {
         guard sessions.count < configuration.maxSessions else {
             throw SessionLimitReached(limit: configuration.maxSessions)
         }
         let session = Session(
             id: SessionID.generate(nodeTag: nodeTag), viewModels: viewModels, now: now(),
-            replay: configuration.replay
+            replay: configuration.replay, owner: owner
         )
         applyLimits(to: session)
         sessions[session.id] = session
+        counted(session, 1)
         if let journal {
             session.attach(journal)
             journal.sessionCreated(session)
@@ -147,6 +150,7 @@ public final class SessionStore {
                 return .notFound
             }
             sessions[id] = session
+            counted(session, 1)
             session.attach(journal)
             session.publishRestoredChanges()
             onTakeOver?(session)
@@ -157,6 +161,7 @@ public final class SessionStore {
     /// Forgets a session another process took over: its streams end so their clients reconnect to the owner.
     public func handOver(_ id: String) {
         guard let session = sessions.removeValue(forKey: id) else { return }
+        counted(session, -1)
         session.close(handedOver: true)
         onRemove?(session, "handed-over")
     }
@@ -172,10 +177,30 @@ public final class SessionStore {
         return session
     }
 
+    /// The live session with this id when it belongs to `owner` (any session when `owner` is nil), marked active;
+    /// nil otherwise, so that another owner's session reads exactly like a missing one.
+    public func session(_ id: String, ownedBy owner: String?) -> Session? {
+        guard let session = sessions[id], owner == nil || session.owner == owner else { return nil }
+        session.lastActivity = now()
+        return session
+    }
+
+    /// Sessions held here that belong to `owner`.
+    public func count(ownedBy owner: String) -> Int {
+        ownedCounts[owner] ?? 0
+    }
+
+    private func counted(_ session: Session, _ change: Int) {
+        guard let owner = session.owner else { return }
+        let count = (ownedCounts[owner] ?? 0) + change
+        ownedCounts[owner] = count > 0 ? count : nil
+    }
+
     /// Deletes a session: cancels its work and ends its streams. Returns false for an unknown id.
     @discardableResult
     public func delete(_ id: String) -> Bool {
         guard let session = sessions.removeValue(forKey: id) else { return false }
+        counted(session, -1)
         session.close()
         journal?.sessionRemoved(session)
         onRemove?(session, "deleted")
@@ -190,6 +215,7 @@ public final class SessionStore {
                 session.lastActivity = current
             } else if current - session.lastActivity >= configuration.idleTimeout {
                 sessions[session.id] = nil
+                counted(session, -1)
                 session.close()
                 journal?.sessionRemoved(session)
                 onRemove?(session, "expired")
@@ -205,6 +231,7 @@ public final class SessionStore {
             onRemove?(session, "shutdown")
         }
         sessions.removeAll()
+        ownedCounts.removeAll()
     }
 }
 

@@ -1,3 +1,4 @@
+import Auth
 import EventLoop
 import HTTPServer
 import JSON
@@ -23,12 +24,23 @@ final class Routes {
     let isDraining: @LoopActor () -> Bool
     /// Open event streams per session (`maxStreamsPerSession`); one more is `429 too_many_streams`.
     var maxStreamsPerSession = Int.max
+    /// Whether `/metrics` is on the API's port; false with `--metrics-port`, where ``registerMetrics(on:)``
+    /// serves it on a router of its own.
+    let servesMetrics: Bool
+    /// The embedded fake's origin when it serves the photos' images (the web client's CSP allows it), else nil.
+    let fakeImageOrigin: String?
+    /// Token checks of `/v1/` requests; nil without authentication (a session id is then the capability).
+    let authentication: RequestAuthentication?
 
     init(
         sessions: SessionStore, metrics: VMHostMetrics, idleTimeoutSeconds: Int,
         serverLoad: @escaping @LoopActor () -> (streams: Int, connections: Int),
-        journalStatus: @escaping @LoopActor () -> JournalStatus?, isDraining: @escaping @LoopActor () -> Bool
+        journalStatus: @escaping @LoopActor () -> JournalStatus?, isDraining: @escaping @LoopActor () -> Bool,
+        servesMetrics: Bool = true, fakeImageOrigin: String? = nil, authentication: RequestAuthentication? = nil
     ) {
+        self.servesMetrics = servesMetrics
+        self.fakeImageOrigin = fakeImageOrigin
+        self.authentication = authentication
         self.sessions = sessions
         self.metrics = metrics
         self.idleTimeoutSeconds = idleTimeoutSeconds
@@ -37,14 +49,8 @@ final class Routes {
         self.isDraining = isDraining
     }
 
-    func register(on router: inout Router) {
-        WebClient.register(on: &router)
-        OpenAPIDocument.register(on: &router)
-        router.on(.get, "/healthz") { [self] _ in
-            if isDraining() { return .response(.json(["status": "draining"], status: 503)) }
-            guard let journal = journalStatus() else { return .response(.json(["status": "ok"])) }
-            return .response(.json(["status": "ok", "journal": journal.isAvailable ? "ok" : "unavailable"]))
-        }
+    /// `GET /metrics`: Prometheus text (API.md, "Operations").
+    func registerMetrics(on router: inout Router) {
         router.on(.get, "/metrics") { [self] _ in
             let load = serverLoad()
             metrics.update(sessions: sessions.count, streams: load.streams, connections: load.connections)
@@ -58,10 +64,22 @@ final class Routes {
                 )
             )
         }
+    }
 
-        router.on(.post, "/v1/sessions") { [self] _ in
+    func register(on router: inout Router) {
+        WebClient.register(on: &router, fakeImageOrigin: fakeImageOrigin)
+        OpenAPIDocument.register(on: &router)
+        router.on(.get, "/healthz") { [self] _ in
+            if isDraining() { return .response(.json(["status": "draining"], status: 503)) }
+            guard let journal = journalStatus() else { return .response(.json(["status": "ok"])) }
+            return .response(.json(["status": "ok", "journal": journal.isAvailable ? "ok" : "unavailable"]))
+        }
+        if servesMetrics { registerMetrics(on: &router) }
+
+        router.on(.post, "/v1/sessions") { [self] request in
+            let owner = try authentication?.authenticate(request).subjectKey
             if isDraining() { throw Self.draining }
-            return try createSession()
+            return try createSession(owner: owner)
         }
         router.on(.get, "/v1/sessions/:id") { [self] request in
             try withSession(request) { (session) throws(HTTPError) in .response(.json(session.json)) }
@@ -79,14 +97,24 @@ final class Routes {
         registerViewModels(on: &router)
     }
 
-    private func createSession() throws(HTTPError) -> HTTPHandlerResult {
+    private func createSession(owner: String?) throws(HTTPError) -> HTTPHandlerResult {
+        if let owner, let authentication, sessions.count(ownedBy: owner) >= authentication.maxSessionsPerSubject {
+            throw HTTPError(
+                status: 429, code: "too_many_sessions",
+                message:
+                    "this subject holds its maximum of \(authentication.maxSessionsPerSubject) sessions; delete one or "
+                    + "let one expire",
+                headers: [HTTPHeader("Retry-After", "60")]
+            )
+        }
         let session: Session
         do {
-            session = try sessions.create()
+            session = try sessions.create(owner: owner)
         } catch {
             throw HTTPError(
                 status: 429, code: "too_many_sessions",
-                message: "the server holds its maximum of \(error.limit) sessions; try again later"
+                message: "the server holds its maximum of \(error.limit) sessions; try again later",
+                headers: [HTTPHeader("Retry-After", "5")]
             )
         }
         metrics.sessionCreated()
@@ -187,13 +215,19 @@ final class Routes {
         _ request: HTTPRequest, _ body: @escaping @LoopActor (Session) throws(HTTPError) -> HTTPHandlerResult
     ) throws(HTTPError) -> HTTPHandlerResult {
         let id = request.parameters["id"] ?? ""
+        // With authentication, only the subject's own sessions exist for it: another's reads like a missing one.
+        let owner = try authentication?.authenticate(request).subjectKey
         // NB: a draining node has released (or is releasing) its sessions: serving one would take it back.
         if isDraining() { throw Self.draining }
-        if let session = sessions.session(id) { return try body(session) }
-        guard sessions.journal != nil else { throw Self.sessionNotFound(id) }
+        if let session = sessions.session(id, ownedBy: owner) { return try body(session) }
+        guard sessions.journal != nil, sessions.session(id, touching: false) == nil else {
+            throw Self.sessionNotFound(id)
+        }
         return .later { [sessions] in
             switch await sessions.sessionOrTakeOver(id) {
-            case .found(let session): return try body(session)
+            case .found(let session):
+                guard owner == nil || session.owner == owner else { throw Self.sessionNotFound(id) }
+                return try body(session)
             case .notFound: throw Self.sessionNotFound(id)
             case .retryLater:
                 var error = HTTPError.overloaded("the session cannot be loaded right now; try again shortly")
@@ -239,9 +273,11 @@ final class Routes {
         let format = try Self.streamFormat(request)
         try admitStream(session)
         let lastEventID = Self.lastEventID(request).flatMap { Int($0) }
-        return .stream { stream in
+        let token = try authentication?.authenticate(request)
+        return .stream { [authentication] stream in
             session.countStream(stream)
             target.subscribe(stream, format: format, lastEventID: lastEventID)
+            if let token { authentication?.endAtExpiry(stream, of: token) }
         }
     }
 
@@ -250,9 +286,11 @@ final class Routes {
         let format = try Self.streamFormat(request)
         try admitStream(session)
         let lastEventID = Self.lastEventID(request)
-        return .stream { stream in
+        let token = try authentication?.authenticate(request)
+        return .stream { [authentication] stream in
             session.countStream(stream)
             session.subscribeAll(stream, format: format, resumeFrom: lastEventID)
+            if let token { authentication?.endAtExpiry(stream, of: token) }
         }
     }
 

@@ -1,3 +1,4 @@
+import Auth
 import EventLoop
 import FakeUpstream
 import HTTPClient
@@ -9,6 +10,10 @@ import Services
 import Sessions
 import Upstreams
 import ViewModels
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The whole server: HTTP API, sessions, upstream clients and (when no upstream URL is given) the embedded
 /// fake upstream. `main` and the tests build it the same way.
@@ -22,6 +27,8 @@ public final class VMHostApplication {
     public private(set) var fakeUpstream: FakeUpstream?
     /// The bound port (after ``start()``).
     public var port: Int { server?.port ?? 0 }
+    /// The port serving `/metrics` alone with `--metrics-port` (after ``start()``); nil when metrics are on ``port``.
+    public var metricsPort: Int? { metricsServer?.port }
     /// Connections counted against the connection limit.
     public var openConnectionCount: Int { server?.openConnectionCount ?? 0 }
     /// This node's id (`X-VMHost-Node`): `--node-id`, or `host:port` once bound.
@@ -35,19 +42,27 @@ public final class VMHostApplication {
     private let metrics = VMHostMetrics()
     private let client: HTTPClient
     private var server: HTTPServer?
+    /// The listener of `/metrics` with `--metrics-port` (same loop, same host; for the operator's scraper).
+    private var metricsServer: HTTPServer?
     private let upstreams: UpstreamFactory
     /// Set when ``shutdown()`` begins: session routes and `/healthz` answer 503 from then on.
     private var isDraining = false
+    /// The time tokens are judged by (seconds since 1970).
+    private let wallClock: @Sendable () -> Double
+    /// Token checks, once ``start()`` has loaded the keys; nil without authentication.
+    private var authentication: RequestAuthentication?
 
     /// Builds the application; nothing listens until ``start()``.
     /// - Parameters:
     ///   - now: the clock of session activity and expiry (injected by tests, which move it instead of waiting).
     ///   - clock: the clock of view-model timers such as the search debounce (a test clock in tests).
+    ///   - wallClock: the time tokens' `exp` and `nbf` are judged by, in seconds since 1970 (tests move it).
     public init(
         configuration: VMHostConfiguration, logger: Logger,
         now: @escaping @LoopActor () -> ContinuousClock.Instant = { ContinuousClock.now },
-        clock: any Clock<Duration> = LoopClock()
+        clock: any Clock<Duration> = LoopClock(), wallClock: @escaping @Sendable () -> Double = WallClock.now
     ) {
+        self.wallClock = wallClock
         self.configuration = configuration
         self.logger = logger
         client = HTTPClient(
@@ -90,7 +105,53 @@ public final class VMHostApplication {
     /// Starts the fake upstream if needed, then the HTTP server.
     /// - Returns: the bound port.
     @discardableResult
-    public func start() throws(HTTPServerError) -> Int {
+    public func start() throws(VMHostStartError) -> Int {
+        do {
+            authentication = try Self.loadAuthentication(configuration, wallClock: wallClock)
+        } catch {
+            throw .authentication(error.description)
+        }
+        do {
+            return try startServing()
+        } catch {
+            throw .server(error)
+        }
+    }
+
+    /// The token verifier of the configuration's key file, issuer and audience; nil when no key file is set.
+    /// - Throws: ``KeyError`` naming the file and what is wrong with it.
+    static func loadAuthentication(
+        _ configuration: VMHostConfiguration, wallClock: @escaping @Sendable () -> Double
+    ) throws(KeyError) -> RequestAuthentication? {
+        let keys: TokenKeys
+        if let path = configuration.authHS256SecretFile {
+            guard let bytes = FileBytes.read(path) else { throw KeyError(description: "cannot read \(path)") }
+            do {
+                keys = try TokenKeys.hs256(secretFile: bytes)
+            } catch {
+                throw KeyError(description: "\(path): \(error.description)")
+            }
+        } else if let path = configuration.authJWKSFile {
+            guard let bytes = FileBytes.read(path) else { throw KeyError(description: "cannot read \(path)") }
+            do {
+                keys = try TokenKeys.jwks(bytes)
+            } catch {
+                throw KeyError(description: "\(path): \(error.description)")
+            }
+        } else {
+            return nil
+        }
+        // NB: VMHostConfiguration.load refuses a key file without both; a configuration built in code may lack them.
+        guard let issuer = configuration.authIssuer, let audience = configuration.authAudience else {
+            throw KeyError(description: "authentication needs authIssuer and authAudience")
+        }
+        return RequestAuthentication(
+            verifier: TokenVerifier(keys: keys, issuer: issuer, audience: audience, now: wallClock),
+            maxSessionsPerSubject: configuration.maxSessionsPerSubject
+        )
+    }
+
+    private func startServing() throws(HTTPServerError) -> Int {
         if configuration.needsFakeUpstream {
             let fake = FakeUpstream(
                 behavior: FakeUpstreamBehavior(latency: configuration.fakeUpstreamLatency),
@@ -121,7 +182,11 @@ public final class VMHostApplication {
         let port = try server.start()
         self.server = server
         nodeID = configuration.nodeID ?? "\(configuration.host):\(port)"
-        server.commonHeaders = [HTTPHeader("X-VMHost-Node", nodeID)]
+        // NB: nosniff on every answer (the web client's too); `no-store` on those that set no caching of their own:
+        // API answers carry session state, never to be kept by a cache (API.md, "What never leaves the server").
+        server.commonHeaders = [HTTPHeader("X-VMHost-Node", nodeID), HTTPHeader("X-Content-Type-Options", "nosniff")]
+        server.defaultCacheControl = "no-store"
+        try startMetricsServer()
         // NB: ids name their node only when its id fits in a URL segment (`n1`, not the default `host:port`).
         sessions.nodeTag = nodeID
         startJournal()
@@ -130,7 +195,38 @@ public final class VMHostApplication {
             "vmhost listening",
             metadata: ["address": "\(configuration.host):\(port)", "products": "\(upstreams.productsBaseURL)"]
         )
+        if authentication == nil {
+            logger.info(
+                "authentication is off: sessions are bearer capabilities (anyone holding a session id can use it)")
+        } else {
+            logger.info(
+                "authentication is on",
+                metadata: [
+                    "issuer": "\(configuration.authIssuer ?? "")", "audience": "\(configuration.authAudience ?? "")",
+                ]
+            )
+        }
         return port
+    }
+
+    /// With `--metrics-port N`, a second listener on the same loop and host that serves `GET /metrics` and
+    /// nothing else; the API's port then answers `404` for `/metrics` (API.md, "Operations").
+    private func startMetricsServer() throws(HTTPServerError) {
+        guard let metricsPort = configuration.metricsPort else { return }
+        var router = Router()
+        makeRoutes().registerMetrics(on: &router)
+        // NB: a scraper needs few connections; its own limit keeps it apart from the API's.
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(
+                host: configuration.host, port: metricsPort, maxBodySize: 1024,
+                maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: configuration.httpIdleTimeout,
+                maxConnections: 16, errorResponder: .apiJSON
+            ),
+            router: router, logger: logger
+        )
+        let port = try server.start()
+        metricsServer = server
+        logger.info("metrics listening", metadata: ["address": "\(configuration.host):\(port)"])
     }
 
     /// Connects the Redis journal (it connects, and reconnects, in the background: requests are served from
@@ -158,7 +254,7 @@ public final class VMHostApplication {
             logger.error(
                 "session in the journal cannot be restored: treated as missing",
                 metadata: [
-                    "session": "\(id)", "error": "\(error)",
+                    "session": "\(SessionID.digest(id))", "error": "\(error)",
                 ])
         }
         journal.start()
@@ -172,6 +268,11 @@ public final class VMHostApplication {
     /// nothing, so the fuzz target (`Sources/VMHostFuzz`) matches paths against exactly the server's routes.
     package func makeRouter() -> Router {
         var router = Router()
+        makeRoutes().register(on: &router)
+        return router
+    }
+
+    private func makeRoutes() -> Routes {
         let routes = Routes(
             sessions: sessions, metrics: metrics,
             idleTimeoutSeconds: Int(configuration.sessionIdleTimeout.components.seconds),
@@ -183,11 +284,14 @@ public final class VMHostApplication {
                 guard let journal = self.journal else { return .unavailable }
                 return JournalStatus(journal: journal)
             },
-            isDraining: { [weak self] in self?.isDraining ?? true }
+            isDraining: { [weak self] in self?.isDraining ?? true },
+            servesMetrics: configuration.metricsPort == nil,
+            fakeImageOrigin: upstreams.flickrImageHost == .live
+                ? nil : WebClient.origin(of: upstreams.flickrImageHost.baseURL),
+            authentication: authentication
         )
         routes.maxStreamsPerSession = configuration.maxStreamsPerSession
-        routes.register(on: &router)
-        return router
+        return routes
     }
 
     /// Graceful shutdown: stop accepting, end every stream, cancel upstream work, flush, close.
@@ -204,6 +308,8 @@ public final class VMHostApplication {
         journal?.shutdown()
         await server?.shutdown()
         server = nil
+        await metricsServer?.shutdown()
+        metricsServer = nil
         await fakeUpstream?.shutdown()
         logger.info("vmhost stopped")
     }
@@ -265,5 +371,37 @@ final class UpstreamFactory {
             fetcher: fetcher, endpoint: flickrEndpoint, apiKey: flickrAPIKey, imageHost: flickrImageHost,
             recorder: recorder
         )
+    }
+}
+
+/// Why the application could not start.
+public enum VMHostStartError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The HTTP server could not start.
+    case server(HTTPServerError)
+    /// The authentication key file cannot be used (the message names the file and the problem).
+    case authentication(String)
+
+    public var description: String {
+        switch self {
+        case .server(let error): error.description
+        case .authentication(let problem): "authentication: \(problem)"
+        }
+    }
+}
+
+/// Reads small files (key files) whole.
+enum FileBytes {
+    /// The file's bytes, or nil when it cannot be read; at most 1 MiB (a key file is far smaller).
+    static func read(_ path: String) -> [UInt8]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count <= 1 << 20 {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return bytes.count <= 1 << 20 ? bytes : nil
     }
 }

@@ -145,7 +145,26 @@ extension VMHostConfiguration {
         for (key, value) in flags.sorted(by: { $0.key < $1.key }) {
             try configuration.apply(key: key, value: value, source: "flag for \(key)")
         }
+        try configuration.validateAuthentication()
         return configuration
+    }
+
+    /// Authentication takes one key source and both `authIssuer` and `authAudience`; those without a key source are
+    /// a mistake, not a silent "off". The key file itself is read when the application starts.
+    func validateAuthentication() throws(ConfigurationError) {
+        if authHS256SecretFile != nil, authJWKSFile != nil {
+            throw ConfigurationError(
+                description: "authentication: set authHs256SecretFile or authJwksFile, not both")
+        }
+        let enabled = authHS256SecretFile != nil || authJWKSFile != nil
+        if enabled, authIssuer == nil || authAudience == nil {
+            throw ConfigurationError(
+                description: "authentication: authIssuer and authAudience are required with a key file")
+        }
+        if !enabled, authIssuer != nil || authAudience != nil {
+            throw ConfigurationError(
+                description: "authentication: authIssuer and authAudience need authHs256SecretFile or authJwksFile")
+        }
     }
 
     private mutating func apply(key: String, value: String, source: String) throws(ConfigurationError) {

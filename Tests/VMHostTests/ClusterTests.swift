@@ -56,6 +56,32 @@ struct ClusterTests {
         }
     }
 
+    @Test func streamsPerSessionAreLimitedThroughTheProxy() async throws {
+        let cluster = try await TestCluster.start(nodes: 2)
+        defer { cluster.stop() }
+        let (id, node) = try #require(try await Self.createSessions(cluster, 1).first)
+        // The proxy sends every stream to the session's node, which allows a fixed number per session.
+        var streams: [TestEventStream] = []
+        for index in 0..<TestCluster.maxStreamsPerSession {
+            let path = index.isMultiple(of: 2) ? "/v1/sessions/\(id)/events" : "/v1/sessions/\(id)/search/events"
+            let stream = try await TestEventStream(port: cluster.port, path: path)
+            try #require(stream.status == 200, "stream \(index)")
+            streams.append(stream)
+        }
+        let refused = try await cluster.client.get("/v1/sessions/\(id)/products/events")
+        #expect(refused.status == 429)
+        #expect(refused.errorCode == "too_many_streams")
+        #expect(refused.header("Retry-After") != nil)
+        #expect(refused.header("X-VMHost-Node") == node)
+        // The node still answers everything else, and the limit is per session.
+        #expect(try await cluster.client.get("/v1/sessions/\(id)").status == 200)
+        let other = try #require(try await Self.createSessions(cluster, 1).first)
+        let otherStream = try await TestEventStream(port: cluster.port, path: "/v1/sessions/\(other.id)/events")
+        #expect(otherStream.status == 200)
+        otherStream.close()
+        for stream in streams { stream.close() }
+    }
+
     @Test func whenANodeIsKilledItsStreamsResumeOnLiveNodesWithNoGap() async throws {
         let cluster = try await TestCluster.start(nodes: 3)
         defer { cluster.stop() }

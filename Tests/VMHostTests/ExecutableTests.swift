@@ -19,6 +19,15 @@ struct ExecutableTests {
 
     /// Starts vmhost on a port it picks itself (`--port 0`, so no other test can take it first) and reads
     /// the port from its `vmhost listening` log line.
+    /// Writes `json` to a fresh configuration file (the caller unlinks it) and returns its path.
+    static func writeConfig(_ json: String) throws -> String {
+        let path = "/tmp/vmhost-test-config-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json"
+        guard let file = fopen(path, "w") else { throw TestClientError("cannot write \(path)") }
+        fputs(json, file)
+        fclose(file)
+        return path
+    }
+
     static func startVMHost(_ arguments: [String]) async throws -> (SpawnedProcess, Int) {
         let log = "/tmp/vmhost-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         defer { unlink(log) }
@@ -68,8 +77,11 @@ struct ExecutableTests {
     func sigtermWithAThousandStreamsAndSearchesInFlight() async throws {
         // A Flickr upstream that accepts connections and never answers: every search hangs until aborted.
         let hangingFlickr = try TestListener()
+        // NB: 20 streams of each session (the default allows 8).
+        let config = try Self.writeConfig(#"{"maxStreamsPerSession": 20}"#)
+        defer { unlink(config) }
         let (process, port) = try await Self.startVMHost(
-            ["--flickr-url", "http://127.0.0.1:\(hangingFlickr.port)/services/rest/"]
+            ["--flickr-url", "http://127.0.0.1:\(hangingFlickr.port)/services/rest/", "--config", config]
         )
 
         let sessionCount = 50

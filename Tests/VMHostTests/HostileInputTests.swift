@@ -111,23 +111,25 @@ struct HostileInputTests {
 
     // MARK: Paths and queries
 
-    // Paths are split on `/` first, then each segment is percent-decoded (URIComponents): `%73essions` routes
-    // like `sessions` (RFC 3986 equivalence), `%2F` stays inside its segment, `..` is an ordinary segment
-    // (nothing is normalised, and there are no files to reach), and a target that is not UTF-8 (raw or
-    // percent-encoded, in the path or the query) or has a malformed escape is `400 invalid_path`.
+    // Paths are split on `/` first, then each segment is percent-decoded (URIComponents): an API path with a
+    // percent-encoded unreserved character (`%73essions`, `%2e%2e`) or an empty segment is not canonical and
+    // is `404 not_found` (so the edge's rules and the server agree on what a path is), `%2F` stays inside its
+    // segment, `..` is an ordinary segment (nothing is normalised, and there are no files to reach), and a
+    // target that is not UTF-8 (raw or percent-encoded, in the path or the query) or has a malformed escape is
+    // `400 invalid_path`.
     static let pathRows: [HostileRow] = [
         .get("an encoded slash and dot-dot are one session id", "/v1/sessions/%2F..", 404, "session_not_found"),
         .get("dot-dot is not resolved: search/../products", "/v1/sessions/{id}/search/../products", 404, "not_found"),
         .get("a trailing dot-dot segment", "/v1/sessions/{id}/..", 404, "not_found"),
         .get("dot-dot as a session id", "/v1/sessions/..", 404, "session_not_found"),
-        .get("percent-encoded dot-dot as a session id", "/v1/sessions/%2e%2e", 404, "session_not_found"),
+        .get("percent-encoded dot-dot as a session id is not canonical", "/v1/sessions/%2e%2e", 404, "not_found"),
         .get("an encoded slash stays inside the session id", "/v1/sessions/{id}%2Fsearch", 404, "session_not_found"),
         .get("an encoded slash inside a literal segment", "/v1/sessions/{id}/search%2Ftext", 404, "not_found"),
         HostileRow(
-            description: "percent-encoded letters route like plain ones: POST /v1/%73essions", method: "POST",
-            target: bytes("/v1/%73essions"), status: 201, code: nil
+            description: "percent-encoded letters are not canonical: POST /v1/%73essions", method: "POST",
+            target: bytes("/v1/%73essions"), status: 404, code: "not_found"
         ),
-        .get("percent-encoded letters in a view model path", "/v1/sessions/{id}/%73earch", 200, nil),
+        .get("percent-encoded letters in a view model path", "/v1/sessions/{id}/%73earch", 404, "not_found"),
         .get("an absolute-form target (RFC 9112 §3.2.2)", "http://127.0.0.1/v1/sessions/{id}/search", 200, nil),
         .get(
             "an absolute-form target with a port and a query", "HTTP://127.0.0.1:1/v1/sessions/{id}/search?x=%41", 200,
@@ -158,11 +160,12 @@ struct HostileInputTests {
         HostileRow(
             description: "a raw NUL in the request line: evhttp refuses it", method: "GET",
             target: bytes("/heal") + [0] + bytes("thz"),
-            status: 400, code: nil, closesConnection: true
+            status: 400, code: "invalid_request", closesConnection: true
         ),
         HostileRow(
             description: "a path longer than the head limit (20,000 bytes)", method: "GET",
-            target: bytes("/" + String(repeating: "a", count: 20_000)), status: 400, code: nil, closesConnection: true
+            target: bytes("/" + String(repeating: "a", count: 20_000)), status: 400, code: "invalid_request",
+            closesConnection: true
         ),
     ]
 
@@ -185,12 +188,12 @@ struct HostileInputTests {
             HostileRow(
                 description: "one header larger than maxHeaderBytes", method: "GET", target: bytes("/healthz"),
                 headers: bigHeader,
-                status: 400, code: nil, closesConnection: true
+                status: 400, code: "invalid_request", closesConnection: true
             ),
             HostileRow(
                 description: "1,000 small headers past maxHeaderBytes", method: "GET", target: bytes("/healthz"),
                 headers: manyHeaders,
-                status: 400, code: nil, closesConnection: true
+                status: 400, code: "invalid_request", closesConnection: true
             ),
             HostileRow(
                 description: "300 small headers within maxHeaderBytes", method: "GET", target: bytes("/healthz"),
@@ -199,7 +202,7 @@ struct HostileInputTests {
             ),
             HostileRow(
                 description: "a header line without a colon", method: "GET", target: bytes("/healthz"),
-                rawHeaderLines: [bytes("NoColonHere")], status: 400, code: nil, closesConnection: true
+                rawHeaderLines: [bytes("NoColonHere")], status: 400, code: "invalid_request", closesConnection: true
             ),
             HostileRow(
                 description: "invalid UTF-8 in a header value is opaque", method: "GET", target: bytes("/healthz"),
@@ -211,17 +214,17 @@ struct HostileInputTests {
                 rawHeaderLines: [
                     bytes("Content-Type: application/json"), bytes("Content-Length: 99999999999999999999"),
                 ],
-                rawBody: bytes(#"{"text":"abcd"}"#), status: 413, code: nil, closesConnection: true
+                rawBody: bytes(#"{"text":"abcd"}"#), status: 413, code: "body_too_large", closesConnection: true
             ),
             HostileRow(
                 description: "a negative Content-Length", method: "POST", target: bytes(search),
                 rawHeaderLines: [bytes("Content-Type: application/json"), bytes("Content-Length: -1")],
-                rawBody: bytes(#"{"text":"abcd"}"#), status: 400, code: nil, closesConnection: true
+                rawBody: bytes(#"{"text":"abcd"}"#), status: 400, code: "invalid_request", closesConnection: true
             ),
             HostileRow(
                 description: "Content-Length 1e3", method: "POST", target: bytes(search),
                 rawHeaderLines: [bytes("Content-Type: application/json"), bytes("Content-Length: 1e3")],
-                rawBody: bytes(#"{"text":"abcd"}"#), status: 400, code: nil, closesConnection: true
+                rawBody: bytes(#"{"text":"abcd"}"#), status: 400, code: "invalid_request", closesConnection: true
             ),
             // Request smuggling: two framings of one body (RFC 9112 §6.3 says 400 and close).
             HostileRow(
@@ -442,7 +445,10 @@ struct HostileInputTests {
         let changeCount = 1_000
         let maxPending = 16 * 1024
         let textBytes = max(4 * 1024, (Self.tcpSendBufferMaximum() ?? 0) / changeCount)
-        try await withApp({ $0.streamMaxPendingBytes = maxPending }) { app in
+        try await withApp({
+            $0.streamMaxPendingBytes = maxPending
+            $0.maxStreamsPerSession = streamCount
+        }) { app in
             let id = try await app.createSession()
             var streams: [(path: String, connection: RawConnection)] = []
             for index in 0..<streamCount {

@@ -103,6 +103,7 @@ struct SessionAPITests {
             let third = try await app.client.post("/v1/sessions")
             #expect(third.status == 429)
             #expect(third.errorCode == "too_many_sessions")
+            #expect(third.header("Retry-After") != nil, "every 429 carries Retry-After")
 
             #expect(try await app.client.request("DELETE", "/v1/sessions/\(second)").status == 204)
             #expect(try await app.client.post("/v1/sessions").status == 201, "deleting frees a slot")

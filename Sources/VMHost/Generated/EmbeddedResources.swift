@@ -11,7 +11,7 @@ enum EmbeddedResources {
     "title": "vmhost",
     "version": "1.0.0",
     "summary": "Server-held view models: commands in, state out as Server-Sent Events.",
-    "description": "Each session owns view models on the server (a Flickr photo search, a paged product list, the detail screen of a photo that a search result opens). Clients send commands as `POST` requests and render the state they receive, as JSON or as an event stream of a snapshot and then RFC 6902 JSON Patches. Every state object carries `version`, which starts at 1 and strictly increases with every change of its view model.\n\nConventions: JSON bodies in and out (UTF-8). In request bodies unknown fields are ignored; a missing required field or a field of the wrong type is `400 invalid_field`. Every error answer is the `Error` object. A documented path requested with an undocumented method answers `405 method_not_allowed` with an `Allow` header; `HEAD` is allowed wherever `GET` is. An unknown path answers `404 not_found`. Every response carries `X-Request-ID` and `X-VMHost-Node` (the node that answered).\n\nIdempotent commands: every `POST` command on a session accepts an `Idempotency-Key` header (1-255 printable ASCII characters, else `400 invalid_field`). A repeat of the same key on the same session answers the first answer again with `Idempotent-Replayed: true` and does not run the command again, also on another node after a failover; the same key with a different command or body is `422 idempotency_key_reused`. A session remembers at least its last 256 keys. A request method the server does not know is answered `501 method_not_implemented` (the JSON error shape) on any path, and the connection closes."
+    "description": "Each session owns view models on the server (a Flickr photo search, a paged product list, the detail screen of a photo that a search result opens). Clients send commands as `POST` requests and render the state they receive, as JSON or as an event stream of a snapshot and then RFC 6902 JSON Patches. Every state object carries `version`, which starts at 1 and strictly increases with every change of its view model.\n\nConventions: JSON bodies in and out (UTF-8). In request bodies unknown fields are ignored; a missing required field or a field of the wrong type is `400 invalid_field`. Every error answer is the `Error` object. A documented path requested with an undocumented method answers `405 method_not_allowed` with an `Allow` header; `HEAD` is allowed wherever `GET` is. An unknown path answers `404 not_found`. Every response carries `X-Request-ID` and `X-VMHost-Node` (the node that answered).\n\nIdempotent commands: every `POST` command on a session accepts an `Idempotency-Key` header (1-255 printable ASCII characters, else `400 invalid_field`). A repeat of the same key on the same session answers the first answer again with `Idempotent-Replayed: true` and does not run the command again, also on another node after a failover; the same key with a different command or body is `422 idempotency_key_reused`. A session remembers at least its last 256 keys. A request method the server does not know is answered `501 method_not_implemented` (the JSON error shape) on any path, and the connection closes.\n\nAuthentication is optional and off by default: without it a session id is the capability to use the session. With it, every `/v1/` request carries a JWT (`Authorization: Bearer`, or the `vmhost_token` cookie; never the query string), sessions belong to the token's `sub`, and another subject's session answers `404 session_not_found`."
   },
   "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
   "tags": [
@@ -333,6 +333,12 @@ enum EmbeddedResources {
               }
             }
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -345,7 +351,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}": {
@@ -376,13 +391,25 @@ enum EmbeddedResources {
               }
             }
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       },
       "delete": {
         "operationId": "deleteSession",
@@ -399,13 +426,25 @@ enum EmbeddedResources {
               }
             }
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/events": {
@@ -420,7 +459,7 @@ enum EmbeddedResources {
           "streams"
         ],
         "summary": "Every view model of the session on one event stream",
-        "description": "Server-Sent Events carrying every view model of the session on one connection (browsers allow only 6 HTTP/1.1 connections per origin). Event names are `search.snapshot`, `search.patch`, `products.snapshot`, `products.patch`, `photo.snapshot` and `photo.patch`, with the data of the single-view-model streams. Every `id` is `search:{version},products:{version},photo:{version}`: the versions the client holds after that event. It starts with a snapshot of each view model; resuming from such an id replays each view model's missed patches, or sends its snapshot (a view model the id has no part for, e.g. `photo` in an id of an older client, starts with its snapshot). `?format=snapshot` sends every change as a snapshot. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream.",
+        "description": "Server-Sent Events carrying every view model of the session on one connection (browsers allow only 6 HTTP/1.1 connections per origin). Event names are `search.snapshot`, `search.patch`, `products.snapshot`, `products.patch`, `photo.snapshot` and `photo.patch`, with the data of the single-view-model streams. Every `id` is `search:{version},products:{version},photo:{version}`: the versions the client holds after that event. It starts with a snapshot of each view model; resuming from such an id replays each view model's missed patches, or sends its snapshot (a view model the id has no part for, e.g. `photo` in an id of an older client, starts with its snapshot). `?format=snapshot` sends every change as a snapshot. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream. With authentication on, the stream ends with `event: reauth` (`data: {\"reason\": \"token_expired\"}`) when its token expires (`exp` plus 30 s): reconnect with a fresh token and `Last-Event-ID` to get exactly the missed patches.",
         "parameters": [
           {
             "$ref": "#/components/parameters/Format"
@@ -469,13 +508,28 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyStreams"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/search": {
@@ -494,13 +548,25 @@ enum EmbeddedResources {
           "200": {
             "$ref": "#/components/responses/SearchState"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/search/events": {
@@ -515,7 +581,7 @@ enum EmbeddedResources {
           "streams"
         ],
         "summary": "The search state as an event stream",
-        "description": "Server-Sent Events. The first event is `event: snapshot` whose `data` is the full state; every later change is `event: patch` whose `data` is an RFC 6902 JSON Patch array taking the previous state to the new one. Every event's `id` is the state `version`. With `?format=snapshot` every change is a full `snapshot` event. Resume: with `Last-Event-ID` (or `?lastEventId=N`) the stream replays the patches after N if it still has them, else starts with a fresh snapshot; no change is skipped or sent out of order. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream.",
+        "description": "Server-Sent Events. The first event is `event: snapshot` whose `data` is the full state; every later change is `event: patch` whose `data` is an RFC 6902 JSON Patch array taking the previous state to the new one. Every event's `id` is the state `version`. With `?format=snapshot` every change is a full `snapshot` event. Resume: with `Last-Event-ID` (or `?lastEventId=N`) the stream replays the patches after N if it still has them, else starts with a fresh snapshot; no change is skipped or sent out of order. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream. With authentication on, the stream ends with `event: reauth` (`data: {\"reason\": \"token_expired\"}`) when its token expires (`exp` plus 30 s): reconnect with a fresh token and `Last-Event-ID` to get exactly the missed patches.",
         "parameters": [
           {
             "$ref": "#/components/parameters/Format"
@@ -564,13 +630,28 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyStreams"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/search/text": {
@@ -603,6 +684,12 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -623,6 +710,15 @@ enum EmbeddedResources {
           {
             "$ref": "#/components/parameters/IdempotencyKey"
           }
+        ],
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
         ]
       }
     },
@@ -668,6 +764,12 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -683,10 +785,22 @@ enum EmbeddedResources {
           "422": {
             "$ref": "#/components/responses/IdempotencyKeyReused"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/search/load-more": {
@@ -720,6 +834,12 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -735,10 +855,22 @@ enum EmbeddedResources {
           "422": {
             "$ref": "#/components/responses/IdempotencyKeyReused"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/search/cancel": {
@@ -761,6 +893,12 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -781,6 +919,15 @@ enum EmbeddedResources {
           {
             "$ref": "#/components/parameters/IdempotencyKey"
           }
+        ],
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
         ]
       }
     },
@@ -825,6 +972,12 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -840,7 +993,16 @@ enum EmbeddedResources {
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/products": {
@@ -859,13 +1021,25 @@ enum EmbeddedResources {
           "200": {
             "$ref": "#/components/responses/ProductListState"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/products/events": {
@@ -880,7 +1054,7 @@ enum EmbeddedResources {
           "streams"
         ],
         "summary": "The product list state as an event stream",
-        "description": "Server-Sent Events. The first event is `event: snapshot` whose `data` is the full state; every later change is `event: patch` whose `data` is an RFC 6902 JSON Patch array taking the previous state to the new one. Every event's `id` is the state `version`. With `?format=snapshot` every change is a full `snapshot` event. Resume: with `Last-Event-ID` (or `?lastEventId=N`) the stream replays the patches after N if it still has them, else starts with a fresh snapshot; no change is skipped or sent out of order. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream.",
+        "description": "Server-Sent Events. The first event is `event: snapshot` whose `data` is the full state; every later change is `event: patch` whose `data` is an RFC 6902 JSON Patch array taking the previous state to the new one. Every event's `id` is the state `version`. With `?format=snapshot` every change is a full `snapshot` event. Resume: with `Last-Event-ID` (or `?lastEventId=N`) the stream replays the patches after N if it still has them, else starts with a fresh snapshot; no change is skipped or sent out of order. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream. With authentication on, the stream ends with `event: reauth` (`data: {\"reason\": \"token_expired\"}`) when its token expires (`exp` plus 30 s): reconnect with a fresh token and `Last-Event-ID` to get exactly the missed patches.",
         "parameters": [
           {
             "$ref": "#/components/parameters/Format"
@@ -929,13 +1103,28 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyStreams"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/products/refresh": {
@@ -969,6 +1158,12 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -981,10 +1176,22 @@ enum EmbeddedResources {
           "422": {
             "$ref": "#/components/responses/IdempotencyKeyReused"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/products/load-more": {
@@ -1018,6 +1225,12 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -1033,10 +1246,22 @@ enum EmbeddedResources {
           "422": {
             "$ref": "#/components/responses/IdempotencyKeyReused"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/products/cancel": {
@@ -1059,6 +1284,12 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -1079,6 +1310,15 @@ enum EmbeddedResources {
           {
             "$ref": "#/components/parameters/IdempotencyKey"
           }
+        ],
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
         ]
       }
     },
@@ -1098,13 +1338,25 @@ enum EmbeddedResources {
           "200": {
             "$ref": "#/components/responses/PhotoState"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/photo/events": {
@@ -1119,7 +1371,7 @@ enum EmbeddedResources {
           "streams"
         ],
         "summary": "The photo state as an event stream",
-        "description": "Server-Sent Events. The first event is `event: snapshot` whose `data` is the full state; every later change is `event: patch` whose `data` is an RFC 6902 JSON Patch array taking the previous state to the new one. Every event's `id` is the state `version`. With `?format=snapshot` every change is a full `snapshot` event. Resume: with `Last-Event-ID` (or `?lastEventId=N`) the stream replays the patches after N if it still has them, else starts with a fresh snapshot; no change is skipped or sent out of order. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream.",
+        "description": "Server-Sent Events. The first event is `event: snapshot` whose `data` is the full state; every later change is `event: patch` whose `data` is an RFC 6902 JSON Patch array taking the previous state to the new one. Every event's `id` is the state `version`. With `?format=snapshot` every change is a full `snapshot` event. Resume: with `Last-Event-ID` (or `?lastEventId=N`) the stream replays the patches after N if it still has them, else starts with a fresh snapshot; no change is skipped or sent out of order. The first bytes are sent at once: `retry: 3000`, then the events. A comment line (`: keepalive`) is sent at least every 15 s. A client reading too slowly has its pending patches dropped and gets a fresh snapshot when it catches up (or is disconnected). Deleting or expiring the session ends the stream. With authentication on, the stream ends with `event: reauth` (`data: {\"reason\": \"token_expired\"}`) when its token expires (`exp` plus 30 s): reconnect with a fresh token and `Last-Event-ID` to get exactly the missed patches.",
         "parameters": [
           {
             "$ref": "#/components/parameters/Format"
@@ -1168,13 +1420,28 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyStreams"
           },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/photo/open": {
@@ -1218,6 +1485,12 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -1230,10 +1503,22 @@ enum EmbeddedResources {
           "422": {
             "$ref": "#/components/responses/IdempotencyKeyReused"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "503": {
             "$ref": "#/components/responses/Overloaded"
           }
-        }
+        },
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
+        ]
       }
     },
     "/v1/sessions/{id}/photo/close": {
@@ -1256,6 +1541,12 @@ enum EmbeddedResources {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ForbiddenOrigin"
+          },
           "404": {
             "$ref": "#/components/responses/SessionNotFound"
           },
@@ -1276,6 +1567,15 @@ enum EmbeddedResources {
           {
             "$ref": "#/components/parameters/IdempotencyKey"
           }
+        ],
+        "security": [
+          {
+            "bearerAuth": []
+          },
+          {
+            "cookieAuth": []
+          },
+          {}
         ]
       }
     }
@@ -2140,6 +2440,13 @@ enum EmbeddedResources {
           "type": "integer",
           "minimum": 0
         }
+      },
+      "WWW-Authenticate": {
+        "description": "The bearer challenge of a refused token.",
+        "schema": {
+          "type": "string",
+          "const": "Bearer error=\"invalid_token\""
+        }
       }
     },
     "responses": {
@@ -2182,7 +2489,7 @@ enum EmbeddedResources {
         }
       },
       "SessionNotFound": {
-        "description": "`session_not_found`: the session never existed, expired or was deleted (`not_found` when the id is not a single non-empty path segment, so no route matches).",
+        "description": "`session_not_found`: the session never existed, expired or was deleted (`not_found` when the id is not a single non-empty path segment, so no route matches). With authentication on, a session of another subject answers exactly the same.",
         "headers": {
           "X-Request-ID": {
             "$ref": "#/components/headers/X-Request-ID"
@@ -2291,7 +2598,7 @@ enum EmbeddedResources {
         }
       },
       "PayloadTooLarge": {
-        "description": "`body_too_large`: the body exceeds `maxBodyBytes` (64 KiB by default). Bodies over 16 times that are cut off by the HTTP layer with a plain HTML `413`.",
+        "description": "`body_too_large`: the body exceeds `maxBodyBytes` (64 KiB by default), whatever its size: refused from the head when `Content-Length` says so (before the body is read, and the connection closes), or as soon as a chunked body grows past it.",
         "headers": {
           "X-Request-ID": {
             "$ref": "#/components/headers/X-Request-ID"
@@ -2321,11 +2628,6 @@ enum EmbeddedResources {
                   }
                 }
               ]
-            }
-          },
-          "text/html": {
-            "schema": {
-              "type": "string"
             }
           }
         }
@@ -2366,13 +2668,16 @@ enum EmbeddedResources {
         }
       },
       "TooManySessions": {
-        "description": "`too_many_sessions`: the server holds its maximum of sessions; try again later.",
+        "description": "`too_many_sessions`: the server holds its maximum of sessions, or (authentication on) the token's subject holds `maxSessionsPerSubject` (20); try again later.",
         "headers": {
           "X-Request-ID": {
             "$ref": "#/components/headers/X-Request-ID"
           },
           "X-VMHost-Node": {
             "$ref": "#/components/headers/X-VMHost-Node"
+          },
+          "Retry-After": {
+            "$ref": "#/components/headers/Retry-After"
           }
         },
         "content": {
@@ -2700,6 +3005,169 @@ enum EmbeddedResources {
             "$ref": "#/components/headers/Idempotent-Replayed"
           }
         }
+      },
+      "TooManyStreams": {
+        "description": "`too_many_streams`: the session has `maxStreamsPerSession` (8 by default) event streams open; a stream counts once whatever it carries (one view model's or the multiplexed one). Close one, or retry after `Retry-After` seconds.",
+        "headers": {
+          "X-Request-ID": {
+            "$ref": "#/components/headers/X-Request-ID"
+          },
+          "X-VMHost-Node": {
+            "$ref": "#/components/headers/X-VMHost-Node"
+          },
+          "Retry-After": {
+            "$ref": "#/components/headers/Retry-After"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "too_many_streams"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "RateLimited": {
+        "description": "`rate_limited`: the command would start an upstream load (a search, a page, a photo) and the session's budget (`upstreamCallsPerMinute`, 120 by default, refilled evenly) is spent; retry after `Retry-After` seconds.",
+        "headers": {
+          "X-Request-ID": {
+            "$ref": "#/components/headers/X-Request-ID"
+          },
+          "X-VMHost-Node": {
+            "$ref": "#/components/headers/X-VMHost-Node"
+          },
+          "Retry-After": {
+            "$ref": "#/components/headers/Retry-After"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "rate_limited"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "ForbiddenOrigin": {
+        "description": "`forbidden_origin`: a `POST` whose `Origin` header is neither the server's own origin (its authority equal to the `Host` header) nor one of `allowedOrigins`. Requests without `Origin` (non-browser clients) are not affected.",
+        "headers": {
+          "X-Request-ID": {
+            "$ref": "#/components/headers/X-Request-ID"
+          },
+          "X-VMHost-Node": {
+            "$ref": "#/components/headers/X-VMHost-Node"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "forbidden_origin"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "Unauthorized": {
+        "description": "`unauthorized` (authentication on): the token is missing, invalid, expired, not yet valid, for another issuer or audience, or sent in the query string.",
+        "headers": {
+          "WWW-Authenticate": {
+            "$ref": "#/components/headers/WWW-Authenticate"
+          },
+          "X-Request-ID": {
+            "$ref": "#/components/headers/X-Request-ID"
+          },
+          "X-VMHost-Node": {
+            "$ref": "#/components/headers/X-VMHost-Node"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Error"
+                },
+                {
+                  "properties": {
+                    "error": {
+                      "properties": {
+                        "code": {
+                          "enum": [
+                            "unauthorized"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      }
+    },
+    "securitySchemes": {
+      "bearerAuth": {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "JWT",
+        "description": "With authentication on (`--auth-hs256-secret-file` or `--auth-jwks-file`, plus `--auth-issuer` and `--auth-audience`; off by default), a JWT from the application's own login: HS256, RS256, ES256 or EdDSA as the configured key says (never the token), `exp` required, `nbf` optional (30 s leeway each), `iss` and `aud` matching, `sub` the user the sessions belong to. Never in a query string."
+      },
+      "cookieAuth": {
+        "type": "apiKey",
+        "in": "cookie",
+        "name": "vmhost_token",
+        "description": "The same JWT in the cookie `vmhost_token`, for `EventSource` (which cannot set headers) and a web client whose login sets the cookie on vmhost's origin."
       }
     }
   }
