@@ -331,7 +331,7 @@
     }
     try {
       if (recovering) await recovering;
-      const response = await fetch(sessionPath() + "/" + path, init);
+      const response = await settled(await fetch(sessionPath() + "/" + path, init));
       if (response.status === 404 && (await errorCode(response)) === "session_not_found") recover();
       else if (!response.ok && response.status !== 409) console.warn("POST " + path + ": HTTP " + response.status);
       return response;
@@ -341,6 +341,19 @@
       if (!local.offline && (!source || source.readyState !== EventSource.OPEN)) streamFailed();
       return null;
     }
+  }
+
+  /**
+   * The answer with its body read to the end. NB: most callers look at the status only; a body nobody reads
+   * is never finished (Chromium then records no Resource Timing entry for the request either), so it is read
+   * here, and the answer handed on holds it for a caller that wants it.
+   */
+  async function settled(response) {
+    const text = await response.text();
+    const empty = response.status === 204 || response.status === 205 || response.status === 304;
+    return new Response(empty ? null : text, {
+      status: response.status, statusText: response.statusText, headers: response.headers,
+    });
   }
 
   /** The `error.code` of an error answer (read from a copy, so the caller can still read the body). */
