@@ -1584,7 +1584,7 @@ enum EmbeddedResources {
     "schemas": {
       "Error": {
         "type": "object",
-        "description": "Every error answer: `{\"error\": {\"code\", \"message\"}}`. Codes: `invalid_json`, `invalid_field`, `invalid_path` (400), `session_not_found`, `not_found` (404), `method_not_allowed` (405), `command_disabled` (409), `body_too_large` (413), `unsupported_media_type` (415), `too_many_sessions` (429), `overloaded` (503) and `internal_error` (500, a bug).",
+        "description": "Every error answer: `{\"error\": {\"code\", \"message\"}}`. Codes: `invalid_json`, `invalid_field`, `invalid_path`, `invalid_request` (400), `unauthorized` (401), `forbidden_origin` (403), `session_not_found`, `not_found` (404), `method_not_allowed` (405), `command_disabled` (409), `body_too_large` (413), `unsupported_media_type` (415), `expectation_failed` (417), `idempotency_key_reused` (422), `too_many_sessions`, `too_many_streams`, `rate_limited` (429), `internal_error` (500, a bug), `method_not_implemented` (501) and `overloaded` (503).",
         "required": [
           "error"
         ],
