@@ -4,19 +4,19 @@
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
-@_spi(Generated) public import OpenAPIRuntime
+@_spi(Generated) import OpenAPIRuntime
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
-public import struct Foundation.URL
+import struct Foundation.URL
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
-public import struct Foundation.Data
+import struct Foundation.Data
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
-public import struct Foundation.Date
+import struct Foundation.Date
 import HTTPTypes
 /// Each session owns view models on the server (a Flickr photo search, a paged product list, the detail screen of a photo that a search result opens). Clients send commands as `POST` requests and render the state they receive, as JSON or as an event stream of a snapshot and then RFC 6902 JSON Patches. Every state object carries `version`, which starts at 1 and strictly increases with every change of its view model.
 ///
