@@ -28,12 +28,13 @@ public struct RemoteStates<State: RemoteState>: AsyncSequence, Sendable {
                 let continuation = continuation
                 let stream = stream
                 let id = id
+                let decoder = StateDecoder.make()
                 continuation.onTermination = { _ in Task { await stream.unsubscribe(id: id) } }
                 await stream.subscribe(
                     id: id, name: State.viewModelName,
                     deliver: { json in
                         do {
-                            continuation.yield(try JSONDecoder().decode(State.self, from: Data(json.serializedBytes)))
+                            continuation.yield(try decoder.decode(State.self, from: Data(json.serializedBytes)))
                         } catch {
                             // NB: the server and this client disagree on the state's shape: loud, not a stale screen.
                             continuation.finish(

@@ -76,7 +76,8 @@ extension RemoteViewModel where State == SearchState {
     @discardableResult
     public func cancel() async throws -> SearchState {
         let output = try await Client.run {
-            try await api.cancelSearch(path: .init(id: sessionID), headers: .init(idempotencyKey: Self.idempotencyKey()))
+            try await api.cancelSearch(
+                path: .init(id: sessionID), headers: .init(idempotencyKey: Self.idempotencyKey()))
         }
         guard case .ok(let ok) = output, case .json(let state) = ok.body else { throw Self.unexpected("search/cancel") }
         return state

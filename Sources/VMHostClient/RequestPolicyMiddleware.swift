@@ -7,8 +7,8 @@ import OpenAPIRuntime
 ///
 /// NB: a command is safe to send again because it carries its `Idempotency-Key` (set by the caller in the request,
 /// so every attempt has the same one): a repeat the server already ran answers the first answer again. Creating a
-/// session has no key, so it is retried only on answers that say it did not run (`429`, `502`, `503`), not after a
-/// broken connection. The event stream is not retried here: its reconnection (`retry:`, `Last-Event-ID`) is
+/// session has no key, so it is retried only on answers that say it did not run (`502`, `503`), not after a broken
+/// connection, and not on `429 too_many_sessions`, whose wait is the caller's to decide. The event stream is not retried here: its reconnection (`retry:`, `Last-Event-ID`) is
 /// `SessionEventStream`'s.
 struct RequestPolicyMiddleware: ClientMiddleware {
     let token: (@Sendable () async throws -> String)?
@@ -22,7 +22,7 @@ struct RequestPolicyMiddleware: ClientMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let retries = operationID != Self.streamOperation
-        let retryAfterBrokenConnection = operationID != Operations.CreateSession.id
+        let isCreation = operationID == Operations.CreateSession.id
         var request = request
         var refreshedToken = false
         var attempt = 0
@@ -36,7 +36,7 @@ struct RequestPolicyMiddleware: ClientMiddleware {
                 (response, responseBody) = try await next(request, body, baseURL)
             } catch {
                 if Task.isCancelled { throw CancellationError() }
-                guard retries, retryAfterBrokenConnection, attempt < configuration.requestAttempts else {
+                guard retries, !isCreation, attempt < configuration.requestAttempts else {
                     throw VMHostClientError.transport(error)
                 }
                 try await configuration.sleep(
@@ -52,7 +52,8 @@ struct RequestPolicyMiddleware: ClientMiddleware {
                 continue
             }
             let retryAfter = Self.retryAfter(response.headerFields)
-            guard retries, [429, 502, 503].contains(status), attempt < configuration.requestAttempts else {
+            let retryable = isCreation ? [502, 503] : [429, 502, 503]
+            guard retries, retryable.contains(status), attempt < configuration.requestAttempts else {
                 throw failure
             }
             try await configuration.sleep(

@@ -166,7 +166,8 @@ actor SessionEventStream {
             return .reconnectNow
         }
         documents[viewModel] = document
-        for (id, subscriber) in subscribers where subscriber.name == viewModel && document.version > subscriber.lastVersion {
+        for (id, subscriber) in subscribers
+        where subscriber.name == viewModel && document.version > subscriber.lastVersion {
             subscribers[id]?.lastVersion = document.version
             subscriber.deliver(document.json)
         }

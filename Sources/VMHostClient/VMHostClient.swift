@@ -40,7 +40,7 @@ public final class VMHostClient: Sendable {
         api = Client(
             serverURL: baseURL, transport: transport,
             middlewares: [
-                StreamEncodingMiddleware(),
+                RequestHeadersMiddleware(),
                 RequestPolicyMiddleware(token: token, configuration: configuration),
             ])
     }

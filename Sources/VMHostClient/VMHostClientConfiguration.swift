@@ -20,15 +20,14 @@ public struct VMHostClientConfiguration: Sendable {
     /// The defaults.
     public init() {}
 
-    /// The delay before retry number `retry` (1 for the first) after a failure, from `base` doubled at each retry up
-    /// to ``maxRetryDelay``, then jittered down by up to half, so that the clients a restart dropped do not come back
-    /// all at once. A `retryAfter` from the server is a floor: the delay is at least that, plus up to a quarter more.
+    /// The delay before retry number `retry` (1 for the first) after a failure: `base` (the server's `retry:`, or
+    /// ``initialRetryDelay``) doubled at each retry up to ``maxRetryDelay``, then jittered up by as much as half, so
+    /// that the clients one restart dropped do not all come back at once, and none sooner than the server asked. A
+    /// `retryAfter` from the server is waited for, plus up to a quarter more.
     func backoff(retry: Int, base: Duration, retryAfter: Duration?) -> Duration {
-        if let retryAfter {
-            return min(retryAfter * (1 + random(0...0.25)), max(retryAfter, maxRetryDelay))
-        }
+        if let retryAfter { return retryAfter * random(1...1.25) }
         let exponent = min(max(retry - 1, 0), 16)
-        let grown = min(base * (1 << exponent), maxRetryDelay)
-        return grown * random(0.5...1)
+        let grown = min(base * (1 << exponent), max(maxRetryDelay, base))
+        return min(grown * random(1...1.5), max(maxRetryDelay, base))
     }
 }
