@@ -14,6 +14,11 @@ enum DefaultTransport {
         var configuration = HTTPClient.Configuration()
         configuration.decompression = .enabled(limit: .none)
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(45))
+        // NB: every session's event stream holds a connection for as long as it is iterated; AsyncHTTPClient's default
+        // of 8 connections per host would queue the commands (and further streams) of a process with more sessions
+        // behind streams that never end.
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 1024)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 

@@ -71,11 +71,13 @@ struct VMHostProcess {
     static var isBuilt: Bool { access(binary, X_OK) == 0 }
 
     /// Starts vmhost on `port` (0: one it picks, read from its log) with `redis` and `upstream`.
-    static func start(port: Int = 0, redis: RedisServerProcess, upstream: String) async throws -> VMHostProcess {
+    static func start(
+        port: Int = 0, nodeID: String = "n1", redis: RedisServerProcess, upstream: String
+    ) async throws -> VMHostProcess {
         let log = "/tmp/vmhost-client-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         defer { unlink(log) }
         let arguments = [
-            "--port", "\(port)", "--log-level", "info", "--redis-url", redis.url(), "--node-id", "n1",
+            "--port", "\(port)", "--log-level", "info", "--redis-url", redis.url(), "--node-id", nodeID,
             "--flickr-url", upstream + "/services/rest/", "--products-url", upstream,
         ]
         let process = try SpawnedProcess(binary, arguments, standardError: log)
