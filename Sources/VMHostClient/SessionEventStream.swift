@@ -94,6 +94,9 @@ actor SessionEventStream {
     /// Connects, reads, and reconnects after a delay, until cancelled or a failure that retrying cannot mend.
     private func run(generation: UInt64) async {
         var failures = 0
+        // NB: a reconnection asked by an event (reauth, a patch that did not apply) goes at once, but only once in a
+        // row: a server that keeps sending what cannot be applied is then backed off like any failure.
+        var quickReconnects = 0
         while !Task.isCancelled, generation == self.generation {
             var retryAfter: Duration?
             var immediately = false
@@ -108,11 +111,16 @@ actor SessionEventStream {
                 for try await event in body.asDecodedServerSentEvents() {
                     guard generation == self.generation else { return }
                     if let milliseconds = event.retry, milliseconds >= 0 { retry = .milliseconds(milliseconds) }
-                    if event.event != nil || event.data != nil { failures = 0 }
-                    if case .reconnectNow = handle(event) {
-                        immediately = true
-                        break
+                    guard case .reconnectNow = handle(event) else {
+                        if event.event != nil || event.data != nil {
+                            failures = 0
+                            quickReconnects = 0
+                        }
+                        continue
                     }
+                    immediately = quickReconnects == 0
+                    quickReconnects += 1
+                    break
                 }
             } catch {
                 if Task.isCancelled || generation != self.generation { return }

@@ -90,6 +90,25 @@ import VMHostTesting
         #expect(feeds[0].isClosed)
     }
 
+    @Test func aServerThatKeepsSendingWhatCannotApplyIsBackedOff() async throws {
+        let good = EventFeed()
+        let transport = ScriptedTransport { sent in
+            if sent.index < 5 {
+                let feed = EventFeed()
+                feed.event("search.snapshot", data: #"{"noVersion":true}"#)
+                return .stream(feed)
+            }
+            good.event("search.snapshot", data: Fixtures.search(version: 2))
+            return .stream(good)
+        }
+        let delays = Recorder<Duration>()
+        let client = VMHostClient(baseURL: Fixtures.baseURL, configuration: .recording(delays), transport: transport)
+        let states = try await Self.first(1, of: client.session(id: "s1").search.states)
+        #expect(states.map(\.version) == [2])
+        // The first reconnection goes at once; the next ones wait, growing from retry: (3 s by default).
+        #expect(delays.values.prefix(3) == [.seconds(3), .seconds(6), .seconds(12)])
+    }
+
     @Test func aSnapshotOlderThanWhatWasSeenIsNotYielded() async throws {
         let feeds = [EventFeed(), EventFeed()]
         let transport = ScriptedTransport { sent in .stream(feeds[min(sent.index, 2) - 1]) }
