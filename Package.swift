@@ -29,6 +29,8 @@ let dynamicSymbols = [
 /// One target per concept; the folder tree under `Sources/` is the architecture (see README.md).
 let package = Package(
     name: "vmhost",
+    // Apple platforms build the client (VMHostClient uses Duration and Clock); Linux ignores this.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "vmhost", targets: ["vmhost"]),
         .library(name: "VMHost", targets: ["VMHost"]),

@@ -66,12 +66,15 @@ import Glibc
     }
 
     static func everyCommand(on server: InProcessServer) async throws {
-        let client = VMHostClient(baseURL: server.baseURL)
+        let transport = RecordingTransport()
+        let client = VMHostClient(baseURL: server.baseURL, transport: transport)
         let session = try await client.createSession()
         let search = Watch(session.search.states)
         let products = Watch(session.products.states)
         let photo = Watch(session.photo.states)
         #expect(await search.until { $0.version >= 1 } != nil, "the snapshot comes first")
+        let stream = try #require(transport.responses("streamSession").first)
+        #expect(stream.headerFields[.contentEncoding] == "gzip", "the stream came gzipped and was read inflated")
 
         // Search: text, disabled execute, execute with and without waiting, load more, visible, cancel.
         let typed = try await session.search.setText("kit")

@@ -173,3 +173,23 @@ enum Fixtures {
 
     static let baseURL = URL(string: "http://127.0.0.1:9")!
 }
+
+/// The client's own transport, with the head of every response it answered recorded.
+final class RecordingTransport: ClientTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var heads: [(operationID: String, response: HTTPResponse)] = []
+    private let wrapped = DefaultTransport.make()
+
+    func responses(_ operationID: String) -> [HTTPResponse] {
+        lock.withLock { heads.filter { $0.operationID == operationID }.map(\.response) }
+    }
+
+    func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let (response, responseBody) = try await wrapped.send(
+            request, body: body, baseURL: baseURL, operationID: operationID)
+        lock.withLock { heads.append((operationID, response)) }
+        return (response, responseBody)
+    }
+}
