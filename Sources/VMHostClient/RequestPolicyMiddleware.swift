@@ -6,10 +6,11 @@ import OpenAPIRuntime
 /// of what is safe to send again, and the API's error answers turned into `VMHostClientError`.
 ///
 /// NB: a command is safe to send again because it carries its `Idempotency-Key` (set by the caller in the request,
-/// so every attempt has the same one): a repeat the server already ran answers the first answer again. Creating a
-/// session has no key, so it is retried only on answers that say it did not run (`502`, `503`), not after a broken
-/// connection, and not on `429 too_many_sessions`, whose wait is the caller's to decide. The event stream is not retried here: its reconnection (`retry:`, `Last-Event-ID`) is
-/// `SessionEventStream`'s.
+/// so every attempt has the same one): a repeat the server already ran answers the first answer again. Commands are
+/// retried on a broken connection, `429` (after `Retry-After`), `502`, `503` and `504`. Creating a session has no
+/// key: it is retried only on `502` and `503`, not after a broken connection (a session made twice is one left to
+/// expire, not a command run twice), and not on `429 too_many_sessions`, whose wait is the caller's to decide. The
+/// event stream is not retried here: its reconnection (`retry:`, `Last-Event-ID`) is `SessionEventStream`'s.
 struct RequestPolicyMiddleware: ClientMiddleware {
     let token: (@Sendable () async throws -> String)?
     let configuration: VMHostClientConfiguration
@@ -52,7 +53,7 @@ struct RequestPolicyMiddleware: ClientMiddleware {
                 continue
             }
             let retryAfter = Self.retryAfter(response.headerFields)
-            let retryable = isCreation ? [502, 503] : [429, 502, 503]
+            let retryable = isCreation ? [502, 503] : [429, 502, 503, 504]
             guard retries, retryable.contains(status), attempt < configuration.requestAttempts else {
                 throw failure
             }

@@ -35,8 +35,6 @@ actor SessionEventStream {
     private var generation: UInt64 = 0
     /// The server's `retry:`, the base of the reconnection delay.
     private var retry: Duration
-    /// The number of connections made, for tests.
-    private(set) var connectionCount = 0
 
     init(sessionID: String, api: Client, configuration: VMHostClientConfiguration) {
         self.sessionID = sessionID
@@ -101,7 +99,6 @@ actor SessionEventStream {
             var retryAfter: Duration?
             var immediately = false
             do {
-                connectionCount += 1
                 let output = try await api.streamSession(
                     path: .init(id: sessionID), headers: .init(lastEventID: lastEventID))
                 guard case .ok(let ok) = output else {
@@ -124,16 +121,18 @@ actor SessionEventStream {
                 }
             } catch {
                 if Task.isCancelled || generation != self.generation { return }
-                switch Client.unwrap(error) {
-                case .sessionNotFound, .unauthorized, .invalidRequest, .server:
-                    finishAll(Client.unwrap(error))
-                    return
+                let failure = Client.unwrap(error)
+                switch failure {
                 case .rateLimited(let after), .overloaded(let after):
                     retryAfter = after
+                case .server(let status, _, _) where status >= 500:
+                    // A proxy's 502 or 504 while a node goes away, a server's error: worth another try.
+                    break
                 case .invalidResponse, .transport:
                     break
-                case .commandDisabled:
-                    break
+                case .sessionNotFound, .unauthorized, .invalidRequest, .server, .commandDisabled:
+                    finishAll(failure)
+                    return
                 }
             }
             if immediately { continue }

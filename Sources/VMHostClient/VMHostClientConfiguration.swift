@@ -3,7 +3,7 @@ import Foundation
 /// How a `VMHostClient` retries and backs off. The defaults are what CLIENT.md describes; apps rarely change them.
 public struct VMHostClientConfiguration: Sendable {
     /// How many times a command (or a `GET`, a `DELETE`) is sent in all before its last failure is thrown, when
-    /// the failure is one worth retrying: a connection error, `502`, `503`, `429`.
+    /// the failure is one worth retrying: a connection error, `429`, `502`, `503`, `504`.
     public var requestAttempts: Int = 6
     /// The first retry's delay (before jitter) when the server gave no `Retry-After`; it doubles with each retry.
     public var initialRetryDelay: Duration = .milliseconds(250)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import OpenAPIRuntime
 import Testing
 import VMHostTesting
 
@@ -172,6 +173,23 @@ import VMHostTesting
         #expect(states.count == 1)
         #expect(transport.sent("streamSession").count == 2)
         #expect(try #require(delays.values.first) >= .seconds(9))
+    }
+
+    @Test func aProxysBadGatewayIsRetried() async throws {
+        let feed = EventFeed()
+        let transport = ScriptedTransport { sent in
+            switch sent.index {
+            case 1: return .response(HTTPResponse(status: .badGateway), HTTPBody("<html>502 Bad Gateway</html>"))
+            case 2: return .error(500, "internal_error")
+            default:
+                feed.event("search.snapshot", data: Fixtures.search(version: 1))
+                return .stream(feed)
+            }
+        }
+        let client = VMHostClient(baseURL: Fixtures.baseURL, configuration: .recording(.init()), transport: transport)
+        let states = try await Self.first(1, of: client.session(id: "s1").search.states)
+        #expect(states.map(\.version) == [1])
+        #expect(transport.sent("streamSession").count == 3)
     }
 
     @Test func anUnknownSessionEndsTheSequenceWithSessionNotFound() async throws {
