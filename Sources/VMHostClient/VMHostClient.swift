@@ -17,6 +17,7 @@ public final class VMHostClient: Sendable {
     public let baseURL: URL
     let api: Client
     let configuration: VMHostClientConfiguration
+    private let streams = SessionStreams()
 
     /// A client of the server at `baseURL`.
     /// - Parameters:
@@ -54,8 +55,12 @@ public final class VMHostClient: Sendable {
         return session(id: try created.body.json.id)
     }
 
-    /// The session with `id`, without a request (a session created earlier, by this process or another).
+    /// The session with `id`, without a request (a session created earlier, by this process or another). Every
+    /// session object of one id that this client hands out shares one event stream.
     public func session(id: String) -> VMHostSession {
-        VMHostSession(id: id, api: api, configuration: configuration)
+        let stream = streams.stream(for: id) {
+            SessionEventStream(sessionID: id, api: api, configuration: configuration)
+        }
+        return VMHostSession(id: id, api: api, stream: stream)
     }
 }

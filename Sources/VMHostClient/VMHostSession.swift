@@ -15,10 +15,9 @@ public final class VMHostSession: Sendable {
     private let api: Client
     let stream: SessionEventStream
 
-    init(id: String, api: Client, configuration: VMHostClientConfiguration) {
+    init(id: String, api: Client, stream: SessionEventStream) {
         self.id = id
         self.api = api
-        let stream = SessionEventStream(sessionID: id, api: api, configuration: configuration)
         self.stream = stream
         search = RemoteViewModel(sessionID: id, api: api, stream: stream)
         products = RemoteViewModel(sessionID: id, api: api, stream: stream)

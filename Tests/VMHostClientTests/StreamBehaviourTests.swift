@@ -249,4 +249,22 @@ import VMHostTesting
         #expect(await eventually(timeout: .seconds(10)) { feed.isClosed }, "the last iteration's end closes it")
         #expect(transport.sent("streamSession").count == 1)
     }
+
+    @Test func sessionObjectsOfOneIDShareTheStream() async throws {
+        let feed = EventFeed()
+        let transport = ScriptedTransport { _ in .stream(feed) }
+        let client = VMHostClient(baseURL: Fixtures.baseURL, transport: transport)
+        let first = client.session(id: "s1")
+        let again = client.session(id: "s1")
+        feed.event("search.snapshot", data: Fixtures.search(version: 3))
+        feed.event("products.snapshot", data: Fixtures.products(version: 4))
+        let searchStates = Recorder<Int>()
+        let productStates = Recorder<Int>()
+        let searching = Task { for try await state in first.search.states { searchStates.append(state.version) } }
+        let listing = Task { for try await state in again.products.states { productStates.append(state.version) } }
+        #expect(await eventually(timeout: .seconds(10)) { searchStates.values == [3] && productStates.values == [4] })
+        #expect(transport.sent("streamSession").count == 1)
+        searching.cancel()
+        listing.cancel()
+    }
 }
