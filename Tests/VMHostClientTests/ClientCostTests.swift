@@ -24,7 +24,8 @@ import Glibc
 
     @Test(.enabled(if: enabled))
     func cpuPerReceivedPatch() async throws {
-        let changes = 10_000
+        // VMHOST_CLIENT_COST_CHANGES: another count of changes.
+        let changes = Int(ProcessInfo.processInfo.environment["VMHOST_CLIENT_COST_CHANGES"] ?? "") ?? 10_000
         let feed = EventFeed()
         let transport = ScriptedTransport { _ in .stream(feed) }
         let session = VMHostClient(baseURL: Fixtures.baseURL, transport: transport).session(id: "s1")
