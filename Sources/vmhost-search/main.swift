@@ -21,9 +21,17 @@ actor Terminal {
         say(text)
     }
 
-    /// Writes a line at once (no buffering: the terminal may be a pipe).
+    /// Writes a line at once (no buffering: the terminal may be a pipe). A reader that went away (a closed pipe)
+    /// ends the program, as it ends `cat`.
     func say(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        let bytes = Array((text + "\n").utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { exit(0) }
+            written += count
+        }
     }
 }
 
