@@ -22,6 +22,8 @@ public struct RemoteStates<State: RemoteState>: AsyncSequence, Sendable {
         var subscribed = false
         let id: UInt64
 
+        /// The next state: the first call subscribes (and opens the session's stream when it is the first
+        /// subscriber); throws when the session ended or the client cannot read what the server sends.
         public mutating func next() async throws -> State? {
             if !subscribed {
                 subscribed = true
@@ -47,6 +49,7 @@ public struct RemoteStates<State: RemoteState>: AsyncSequence, Sendable {
         }
     }
 
+    /// An iterator of its own: each iteration is one subscriber of the session's stream.
     public func makeAsyncIterator() -> AsyncIterator {
         let (states, continuation) = AsyncThrowingStream<State, any Error>.makeStream()
         return AsyncIterator(
