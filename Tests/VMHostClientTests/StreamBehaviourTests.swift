@@ -192,6 +192,36 @@ import VMHostTesting
         #expect(transport.sent("streamSession").count == 3)
     }
 
+    @Test func aStreamAnswered401AsksForATokenOnceThenEndsUnauthorized() async throws {
+        let tokens = Recorder<String>()
+        let feed = EventFeed()
+        let transport = ScriptedTransport { sent in
+            guard sent.header("Authorization") == "Bearer t2" else { return .error(401, "unauthorized") }
+            feed.event("search.snapshot", data: Fixtures.search(version: 1))
+            return .stream(feed)
+        }
+        let client = VMHostClient(
+            baseURL: Fixtures.baseURL,
+            token: {
+                let token = "t\(tokens.values.count + 1)"
+                tokens.append(token)
+                return token
+            }, configuration: .recording(.init()), transport: transport)
+        let states = try await Self.first(1, of: client.session(id: "s1").search.states)
+        #expect(states.map(\.version) == [1], "the fresh token opened the stream")
+
+        let refused = ScriptedTransport { _ in .error(401, "unauthorized") }
+        let stale = VMHostClient(
+            baseURL: Fixtures.baseURL, token: { "expired" }, configuration: .recording(.init()), transport: refused)
+        await #expect {
+            for try await _ in stale.session(id: "s1").search.states {}
+        } throws: { error in
+            guard case .unauthorized? = error as? VMHostClientError else { return false }
+            return true
+        }
+        #expect(refused.sent("streamSession").count == 2, "one retry with a token asked again")
+    }
+
     @Test func anUnknownSessionEndsTheSequenceWithSessionNotFound() async throws {
         let transport = ScriptedTransport { _ in .error(404, "session_not_found") }
         let client = VMHostClient(baseURL: Fixtures.baseURL, configuration: .recording(.init()), transport: transport)
