@@ -51,6 +51,9 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "CHiredisShims", dependencies: ["CHiredis", "CLibevent"]),
         .target(name: "CLibeventShims", dependencies: ["CLibevent"]),
+        // OpenSSL's libcrypto behind typed functions: digests (session ids in Redis, logs and the proxy) and JWT
+        // signature checks. libcrypto is loaded anyway, through libcurl's TLS.
+        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         // What the executable gives C libraries in its process: jemalloc's options, GnuTLS's initialization skipped.
         .target(name: "CLibraryOptions"),
 
@@ -89,7 +92,8 @@ let package = Package(
         // The live services over curl.
         .target(name: "Upstreams", dependencies: ["EventLoop", "HTTPClient", "JSON", "Services"]),
         .target(name: "ViewModels", dependencies: ["EventLoop", "JSON", "JSONPatch", "Services"]),
-        .target(name: "Sessions", dependencies: ["EventLoop", "EventStreams", "JSON", "JSONPatch", "ViewModels"]),
+        .target(
+            name: "Sessions", dependencies: ["CCrypto", "EventLoop", "EventStreams", "JSON", "JSONPatch", "ViewModels"]),
         .target(name: "FakeUpstream", dependencies: ["EventLoop", "HTTPServer", "JSON"]),
 
         // Wiring and entry point.
@@ -134,7 +138,10 @@ let package = Package(
         // Test support: a small socket HTTP/SSE client that is not ours-on-the-server-side, and a gzip inflater
         // (CZlibTesting: the server only compresses).
         .target(name: "CZlibTesting", dependencies: ["CZlib"]),
-        .target(name: "VMHostTesting", dependencies: ["CZlib", "CZlibTesting", "JSON"]),
+        .target(
+            name: "VMHostTesting",
+            dependencies: ["CZlib", "CZlibTesting", "EventLoop", "EventStreams", "JSON", "JSONPatch"]
+        ),
 
         .testTarget(name: "JSONTests", dependencies: ["JSON", "VMHostTesting"]),
         .testTarget(name: "JSONPatchTests", dependencies: ["JSON", "JSONPatch", "VMHostTesting"]),
@@ -150,12 +157,16 @@ let package = Package(
             name: "UpstreamsTests",
             dependencies: ["Upstreams", "Services", "FakeUpstream", "HTTPClient", "EventLoop", "JSON", "VMHostTesting"]
         ),
-        .testTarget(name: "ServicesTests", dependencies: ["Services"]),
+        // Generated/: test data written by scripts/generate-html-entities, read by HTMLEntitiesTests.
+        .testTarget(name: "ServicesTests", dependencies: ["Services"], exclude: ["Generated"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "VMHostTesting"]),
+        .testTarget(name: "EventStreamsTests", dependencies: ["EventStreams", "EventLoop", "JSON", "VMHostTesting"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "EventLoop", "VMHostTesting"]),
         .testTarget(
             name: "SessionsTests",
-            dependencies: ["Sessions", "EventStreams", "ViewModels", "Services", "EventLoop", "JSON", "JSONPatch"]
+            dependencies: [
+                "Sessions", "EventStreams", "ViewModels", "Services", "EventLoop", "JSON", "JSONPatch", "VMHostTesting",
+            ]
         ),
         // NB: no Upstreams (and so no HTTPClient or libcurl): view models are tested against fake services.
         .testTarget(
@@ -164,7 +175,7 @@ let package = Package(
             name: "VMHostTests",
             dependencies: [
                 "VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "EventStreams",
-                "HTTPServer", "ViewModels",
+                "HTTPServer", "Sessions", "ViewModels",
             ]
         ),
     ]

@@ -22,7 +22,8 @@ import Logging
 ///   `{"latencyMs", "fault", "faultCount", "slowDelayMs"}` to change the behaviour.
 ///
 /// Every endpoint but `/_control` and the images takes the latency and the faults. The `business` fault answers
-/// HTTP 200 with `success: false` (envelope) or `stat: fail` code 100 (Flickr); DummyJSON has no in-body failure,
+/// HTTP 200 with `success: false` (envelope) or `stat: fail` code 100 (Flickr; its message echoes the request
+/// target when it carries an `api_key`); DummyJSON has no in-body failure,
 /// so there it answers a truncated body like `malformed`.
 @LoopActor
 public final class FakeUpstream {
@@ -159,10 +160,18 @@ public final class FakeUpstream {
         return respond(
             normal: FlickrJSONStyle.response(answer),
             business: FlickrJSONStyle.response(
-                Self.flickrFailure(code: 100, message: "Invalid API Key (Key has invalid format)")
+                Self.flickrFailure(code: 100, message: Self.invalidKeyMessage(request))
             ),
             malformed: Self.truncatedJSON(#"{"photos": {"page": 1, "pages": "#)
         )
+    }
+
+    /// The `business` fault's message: Flickr's own, echoing the request's query when it carries an `api_key` (as
+    /// upstreams' failure messages sometimes echo the request), so tests can check that the key is redacted.
+    private static func invalidKeyMessage(_ request: HTTPRequest) -> String {
+        let message = "Invalid API Key (Key has invalid format)"
+        guard let key = request.query["api_key"] else { return message }
+        return message + ": " + request.path + "?method=" + (request.query["method"] ?? "") + "&api_key=" + key
     }
 
     private static func flickrFailure(code: Int, message: String) -> JSONValue {

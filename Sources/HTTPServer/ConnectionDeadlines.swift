@@ -36,13 +36,16 @@ final class ConnectionDeadlines {
     /// How long an event stream's output may wait unsent.
     let streamTimeout: Duration
 
+    /// Every open connection, counted from accept until evhttp lets go of it.
+    var limit: ConnectionLimit
     /// Every connection evhttp has not let go of yet, by its bufferevent.
     private(set) var records: [OpaquePointer: ConnectionRecord] = [:]
     private var sweeper: LoopTimer?
     /// Draining: a connection waiting for its next head is closed at the next sweep instead.
     private var closesIdleConnections = false
 
-    init(timeout: Duration, streamTimeout: Duration) {
+    init(timeout: Duration, streamTimeout: Duration, limit: ConnectionLimit) {
+        self.limit = limit
         self.timeout = timeout
         self.streamTimeout = streamTimeout
     }
@@ -65,7 +68,8 @@ final class ConnectionDeadlines {
         }
         bufferevent_incref(bufferevent)
         records[bufferevent] = ConnectionRecord(
-            bufferevent: bufferevent, headDeadline: ContinuousClock.now + timeout, writeTimeout: timeout)
+            bufferevent: bufferevent, admission: limit.accepted(), headDeadline: ContinuousClock.now + timeout,
+            writeTimeout: timeout)
         return bufferevent
     }
 
@@ -100,11 +104,10 @@ final class ConnectionDeadlines {
         for record in records.values where record.headDeadline != nil { record.headDeadline = now }
     }
 
-    /// evhttp is freeing the connection of this bufferevent: let go of it. Returns its record.
-    func connectionClosed(_ bufferevent: OpaquePointer) -> ConnectionRecord? {
-        guard let record = records.removeValue(forKey: bufferevent) else { return nil }
+    /// evhttp is freeing the connection of this bufferevent: let go of it.
+    func connectionClosed(_ bufferevent: OpaquePointer) {
+        guard let record = records.removeValue(forKey: bufferevent) else { return }
         release(record)
-        return record
     }
 
     /// Lets go of every bufferevent (after evhttp_free, at shutdown).
@@ -116,6 +119,7 @@ final class ConnectionDeadlines {
     }
 
     private func release(_ record: ConnectionRecord) {
+        limit.release(record.admission)
         record.isClosed = true
         record.headDeadline = nil
         bufferevent_decref(record.bufferevent)

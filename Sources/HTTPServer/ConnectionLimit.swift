@@ -1,31 +1,47 @@
 import CLibevent
 import EventLoop
 
-/// The connections a server serves at once (``HTTPServerConfiguration/maxConnections``).
+/// The connections a server serves at once (``HTTPServerConfiguration/maxConnections``), plus a small reserve
+/// (``HTTPServerConfiguration/reservedConnections``) that only `GET /healthz` and `GET /metrics` may use, so a
+/// node at its limit still answers its health checks and its monitoring.
 ///
-/// A connection counts from its first request until evhttp closes it. A request on a further connection is
-/// refused (the server answers `503 overloaded` and closes it); the refused connection's record
-/// (``ConnectionRecord/Admission/refused``) lets its close callback know it was never counted.
+/// A connection counts from accept until evhttp lets go of it, whether or not it has sent a request: a client
+/// that opens connections and sends partial heads or bodies is counted like any other. One accepted while
+/// ``maximum`` connections are open is over the limit: its first request is served from the reserve when it is
+/// a health or metrics request and the reserve has room, and is otherwise refused (`503 overloaded`, and the
+/// connection closes); a reserved connection serves those two paths only.
 struct ConnectionLimit {
-    /// Connections served at most at once.
+    /// Connections served at most at once (the reserve aside).
     let maximum: Int
-    /// Number of counted connections.
+    /// Connections beyond ``maximum`` kept for health and metrics requests.
+    let reserve: Int
+    /// Number of open connections, from accept.
     private(set) var count = 0
+    /// Number of connections served from the reserve.
+    private(set) var reserveInUse = 0
 
-    init(maximum: Int) {
+    init(maximum: Int, reserve: Int) {
         self.maximum = maximum
+        self.reserve = reserve
     }
 
-    /// Decides a connection's first request: counted, or refused when the limit is reached.
-    mutating func admit() -> ConnectionRecord.Admission {
-        guard count < maximum else { return .refused }
+    /// A connection was accepted: counted, and whether it is within the limit.
+    mutating func accepted() -> ConnectionRecord.Admission {
         count += 1
-        return .counted
+        return count <= maximum ? .counted : .overLimit
     }
 
-    /// A counted connection closed.
-    mutating func release() {
+    /// Takes a place of the reserve; false when it is full.
+    mutating func takeReserve() -> Bool {
+        guard reserveInUse < reserve else { return false }
+        reserveInUse += 1
+        return true
+    }
+
+    /// A connection evhttp let go of.
+    mutating func release(_ admission: ConnectionRecord.Admission) {
         count -= 1
+        if admission == .reserve { reserveInUse -= 1 }
     }
 }
 
@@ -38,25 +54,45 @@ extension HTTPServer {
         case refused
     }
 
-    /// Counts the request's connection against the limit on its first request; the request head has arrived,
-    /// so the connection has no head deadline while the request is served.
+    /// Decides a request by its connection's place: within the limit, in the reserve, or refused. The request
+    /// head has arrived, so the connection has no head deadline while the request is served.
     func admit(_ raw: OpaquePointer) -> RequestAdmission {
         guard let connection = evhttp_request_get_connection(raw),
             let bufferevent = evhttp_connection_get_bufferevent(connection),
             let record = deadlines.record(of: bufferevent)
         else { return .admitted(nil) }
-        if record.admission == .pending {
+        if record.connection == nil {
             record.connection = connection
-            record.admission = connectionLimit.admit()
-            // NB: a refused connection is closed after its 503; the close callback lets its socket go at once.
+            // NB: the close callback releases the connection's count at once (the sweep would, later).
             setCloseCallback(on: connection)
         }
-        guard record.admission == .counted else { return .refused }
+        switch record.admission {
+        case .counted:
+            break
+        case .overLimit:
+            let reserved = Self.mayUseReserve(raw) && deadlines.limit.takeReserve()
+            record.admission = reserved ? .reserve : .refused
+            guard reserved else { return .refused }
+        case .reserve:
+            guard Self.mayUseReserve(raw) else { return .refused }
+        case .refused:
+            return .refused
+        }
         deadlines.requestArrived(on: record)
         return .admitted(record)
     }
 
-    private func setCloseCallback(on connection: OpaquePointer) {
+    /// Whether the request is one the reserve serves: `GET /healthz` or `GET /metrics`, exactly.
+    private static func mayUseReserve(_ raw: OpaquePointer) -> Bool {
+        guard evhttp_request_get_command(raw) == EVHTTP_REQ_GET, let target = evhttp_request_get_uri(raw) else {
+            return false
+        }
+        let path = String(cString: target)
+        return path == "/healthz" || path == "/metrics"
+    }
+
+    /// Sets the close callback of a connection the server has seen a request on.
+    func setCloseCallback(on connection: OpaquePointer) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         evhttp_connection_set_closecb(
             connection,
@@ -69,10 +105,8 @@ extension HTTPServer {
 
     /// evhttp is closing a known connection; a stream on it ends.
     private func connectionClosed(_ connection: OpaquePointer) {
-        if let bufferevent = evhttp_connection_get_bufferevent(connection),
-            let record = deadlines.connectionClosed(bufferevent), record.admission == .counted
-        {
-            connectionLimit.release()
+        if let bufferevent = evhttp_connection_get_bufferevent(connection) {
+            deadlines.connectionClosed(bufferevent)
         }
         streams[connection]?.clientClosed()
     }

@@ -8,13 +8,15 @@ import EventLoop
 /// operations on every request, ~2,500 instructions of a GET's 45k under callgrind).
 @LoopActor
 final class ConnectionRecord {
-    /// Whether the connection counts against ``HTTPServerConfiguration/maxConnections``.
+    /// The connection's place under ``HTTPServerConfiguration/maxConnections`` (``ConnectionLimit``).
     enum Admission: Equatable {
-        /// No request yet.
-        case pending
-        /// Counted from its first request until it closes.
+        /// Accepted within the limit.
         case counted
-        /// Refused at its first request (answered `503 overloaded` and closed); never counted.
+        /// Accepted past the limit; its first request decides (the reserve, or refused).
+        case overLimit
+        /// Past the limit, serving health and metrics requests from the reserve.
+        case reserve
+        /// Refused at its first request (answered `503 overloaded` and closed).
         case refused
     }
 
@@ -22,8 +24,8 @@ final class ConnectionRecord {
     let bufferevent: OpaquePointer
     /// evhttp's connection, known from the first request (its close callback is set then).
     var connection: OpaquePointer?
-    /// Whether the connection is counted, refused, or has not sent a request yet.
-    var admission = Admission.pending
+    /// The connection's place under the limit, decided at accept (and at its first request when past it).
+    var admission: Admission
     /// When the next request head must have arrived; nil while a request is being served.
     var headDeadline: ContinuousClock.Instant?
     /// How long output may wait unsent before the client counts as gone: the idle timeout, or the stream
@@ -39,8 +41,11 @@ final class ConnectionRecord {
     /// Its output is to be written at the end of this loop turn (``OutputFlusher``).
     var flushScheduled = false
 
-    init(bufferevent: OpaquePointer, headDeadline: ContinuousClock.Instant, writeTimeout: Duration) {
+    init(
+        bufferevent: OpaquePointer, admission: Admission, headDeadline: ContinuousClock.Instant, writeTimeout: Duration
+    ) {
         self.bufferevent = bufferevent
+        self.admission = admission
         self.headDeadline = headDeadline
         self.writeTimeout = writeTimeout
     }

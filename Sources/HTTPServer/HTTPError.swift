@@ -83,6 +83,14 @@ extension HTTPError {
         )
     }
 
+    /// `403 forbidden_origin`: a `POST` from a page of another origin.
+    public static func forbiddenOrigin(_ origin: String) -> HTTPError {
+        HTTPError(
+            status: 403, code: "forbidden_origin",
+            message:
+                "requests from pages of \(origin) are not allowed; the server's own origin and the allowed ones are")
+    }
+
     /// `503 overloaded`.
     public static func overloaded(_ reason: String) -> HTTPError {
         HTTPError(status: 503, code: "overloaded", message: reason)

@@ -46,6 +46,9 @@ public final class HTTPRequest {
     /// The decoded path segments.
     public var segments: [String] { components.segments }
 
+    /// Whether the path is canonical (``URIComponents/isCanonical``).
+    public var hasCanonicalPath: Bool { components.isCanonical }
+
     /// Query parameters, decoded.
     public var query: [String: String] {
         if let cachedQuery { return cachedQuery }

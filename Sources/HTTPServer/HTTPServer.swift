@@ -1,4 +1,5 @@
 import CLibevent
+import CLibeventShims
 import EventLoop
 import Logging
 
@@ -33,10 +34,9 @@ public final class HTTPServer {
     private let accessLog: AccessLog
     private var http: OpaquePointer?
     private var boundSocket: OpaquePointer?
-    var connectionLimit: ConnectionLimit
     /// Every connection's deadlines (request heads, stalled output); swept from ``start()``.
     let deadlines: ConnectionDeadlines
-    private var requestIDs = RequestIDGenerator()
+    var requestIDs = RequestIDGenerator()
     let writer = ResponseWriter()
     /// Writes the replies and stream writes of a loop turn at its end.
     package let flusher = OutputFlusher()
@@ -48,6 +48,8 @@ public final class HTTPServer {
     private var awaitingCallback: Set<Int> = []
     private var nextDeferredID = 0
     private var shutdownTask: Task<Void, Never>?
+    /// ``HTTPServerConfiguration/allowedOrigins``, lower-cased.
+    private let allowedOrigins: Set<String>
 
     /// Creates an idle server.
     /// Headers added to every response and event stream from now on (``HTTPServerConfiguration/commonHeaders``
@@ -56,15 +58,22 @@ public final class HTTPServer {
         get { writer.commonHeaders }
         set { writer.commonHeaders = newValue }
     }
+    /// The `Cache-Control` of every response whose handler sets none (event streams keep their `no-cache`);
+    /// nil adds none. Folded with ``commonHeaders``, so it costs a response no header of its own.
+    public var defaultCacheControl: String? {
+        get { writer.defaultCacheControl }
+        set { writer.defaultCacheControl = newValue }
+    }
 
     public init(configuration: HTTPServerConfiguration, router: Router, logger: Logger) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
         accessLog = AccessLog(logger: logger)
-        connectionLimit = ConnectionLimit(maximum: configuration.maxConnections)
         deadlines = ConnectionDeadlines(
-            timeout: configuration.idleTimeout, streamTimeout: configuration.streamTimeout)
+            timeout: configuration.idleTimeout, streamTimeout: configuration.streamTimeout,
+            limit: ConnectionLimit(maximum: configuration.maxConnections, reserve: configuration.reservedConnections))
+        allowedOrigins = Set(configuration.allowedOrigins.map { $0.lowercased() })
         writer.commonHeaders = configuration.commonHeaders
     }
 
@@ -76,15 +85,18 @@ public final class HTTPServer {
         for record in deadlines.records.values {
             if let connection = record.connection { evhttp_connection_set_closecb(connection, nil, nil) }
         }
-        if let http { evhttp_free(http) }
+        if let http {
+            Self.unregister(http)
+            evhttp_free(http)
+        }
         deadlines.releaseAll()
     }
 
     /// Number of open event streams.
     public var openStreamCount: Int { streams.count }
 
-    /// Number of connections counted against ``HTTPServerConfiguration/maxConnections``.
-    public var openConnectionCount: Int { connectionLimit.count }
+    /// Number of open connections, counted from accept (against ``HTTPServerConfiguration/maxConnections``).
+    public var openConnectionCount: Int { deadlines.limit.count }
 
     // MARK: Lifecycle
 
@@ -106,8 +118,10 @@ public final class HTTPServer {
         }
         self.http = http
         evhttp_set_allowed_methods(http, HTTPMethod.evhttpAllMethods)
-        // NB: evhttp answers a body over its limit itself (HTML); ours is lower, so most get the API's 413.
-        evhttp_set_max_body_size(http, max(configuration.bodyReadLimit, configuration.maxBodySize))
+        // NB: evhttp refuses a body over the limit from its head's `Content-Length`, before reading it, and a
+        // chunked one as soon as a chunk would pass it, so no connection holds more of a body than this. Its
+        // answer (an HTML page) is the configured error instead (``register(_:)``, `evhttp_send_error`).
+        evhttp_set_max_body_size(http, configuration.maxBodySize)
         evhttp_set_max_headers_size(http, configuration.maxHeadersSize)
         // NB: no evhttp timeouts: ``ConnectionDeadlines`` keeps them all (a libevent timer re-armed on every
         // write cost more than the rest of a stream delivery's event handling).
@@ -123,6 +137,7 @@ public final class HTTPServer {
                 return LoopActor.assumeIsolated { server.deadlines.makeBufferEvent(base: base) }
             }, context)
         evhttp_set_gencb(http, serverHandleRequest, context)
+        Self.register(http, self)
         boundSocket = evhttp_bind_listener(http, listener.pointer)
         port = listener.port
         deadlines.start()
@@ -175,6 +190,7 @@ public final class HTTPServer {
         // NB: give the loop a moment to write the final chunks before evhttp_free closes the sockets.
         try? await LoopClock().sleep(for: .milliseconds(50))
         if let http {
+            Self.unregister(http)
             evhttp_free(http)
             self.http = nil
         }
@@ -200,14 +216,16 @@ public final class HTTPServer {
             refuse(raw, method: method, error: error, requestID: requestID, started: started, closing: true)
             return
         }
-        if RequestHead.hasConflictingContentLengths(raw) {
-            let error = HTTPError.invalidRequest("conflicting Content-Length headers")
-            refuse(raw, method: method, error: error, requestID: requestID, started: started, closing: true)
-            return
-        }
         guard case .admitted(let connection) = admit(raw) else {
             var error = HTTPError.overloaded("too many connections; try again later")
             error.headers.append(HTTPHeader("Retry-After", "1"))
+            refuse(raw, method: method, error: error, requestID: requestID, started: started, closing: true)
+            return
+        }
+        // NB: framing evhttp accepts though a proxy may read it otherwise (request smuggling): what is left on
+        // the connection is never read as a request, as it closes after the 400 (RFC 9112 §6.3).
+        if let problem = vmh_evhttp_request_framing_error(raw) {
+            let error = HTTPError.invalidRequest(String(cString: problem))
             refuse(raw, method: method, error: error, requestID: requestID, started: started, closing: true)
             return
         }
@@ -281,6 +299,13 @@ public final class HTTPServer {
     }
 
     private func dispatch(_ request: HTTPRequest) throws -> HTTPHandlerResult {
+        // NB: the API's paths only in canonical form, so a proxy's rules and the router agree on what a path is.
+        if !request.hasCanonicalPath, request.segments.first == "v1" { throw HTTPError.notFound(request.path) }
+        if request.method == .post, configuration.checksOrigin, let origin = request.header("Origin"),
+            !isAllowed(origin: origin, host: request.header("Host"))
+        {
+            throw HTTPError.forbiddenOrigin(origin)
+        }
         switch router.match(method: request.method, segments: request.segments) {
         case .notFound:
             throw HTTPError.notFound(request.path)
@@ -300,6 +325,15 @@ public final class HTTPServer {
             }
             return try handler(request)
         }
+    }
+
+    /// Whether a `POST` from a page of `origin` is served: the server's own origin (its authority, after the
+    /// scheme, equal to the request's `Host`, without regard to case) or one allowed.
+    private func isAllowed(origin: String, host: String?) -> Bool {
+        let lowered = origin.lowercased()
+        if allowedOrigins.contains(lowered) { return true }
+        guard let host, let separator = lowered.utf8.firstRange(of: "://".utf8) else { return false }
+        return lowered[separator.upperBound...] == host.lowercased()
     }
 
     private func respond(_ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant) {
@@ -338,7 +372,7 @@ public final class HTTPServer {
     /// The connection (if still open and counted) waits for its next request head, with a deadline.
     func awaitNextRequest(on connection: OpaquePointer?) {
         guard let connection, let bufferevent = evhttp_connection_get_bufferevent(connection),
-            let record = deadlines.record(of: bufferevent), record.admission == .counted
+            let record = deadlines.record(of: bufferevent), record.admission == .counted || record.admission == .reserve
         else { return }
         deadlines.awaitNextRequest(on: record)
     }

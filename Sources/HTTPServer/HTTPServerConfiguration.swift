@@ -4,7 +4,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var host: String
     /// Port to bind; 0 picks a free port (read it back from ``HTTPServer/port``).
     public var port: Int
-    /// Largest accepted request body; larger bodies get `413 body_too_large`.
+    /// Largest accepted request body; larger bodies get `413 body_too_large`: from the head when its
+    /// `Content-Length` is larger (the body is never read), as soon as a chunked body grows past it. A body
+    /// arriving in part is never held beyond it.
     public var maxBodySize: Int
     /// Largest accepted request head.
     public var maxHeadersSize: Int
@@ -23,30 +25,30 @@ public struct HTTPServerConfiguration: Sendable {
     /// Listen backlog.
     public var backlog: Int
     /// Connections served at once. A request arriving on a further connection gets `503 overloaded` and the
-    /// connection is closed. A connection counts from its first request until it closes; one that never
-    /// sends a complete request head is closed by ``idleTimeout``.
+    /// connection is closed (``reservedConnections`` aside). A connection counts from accept until it closes;
+    /// one that never sends a complete request is closed by ``idleTimeout``.
     public var maxConnections: Int
     /// Headers added to every response and event stream (`X-VMHost-Node`).
     public var commonHeaders: [HTTPHeader] = []
     /// Renders every error the server answers (the application's error format); plain text by default.
     public var errorResponder: HTTPErrorResponder
-    /// The largest body read in full so that a body over ``maxBodySize`` gets the ``errorResponder``'s
-    /// `413 body_too_large` (the client sees the answer only if it may finish sending). A body beyond this
-    /// (announced by `Content-Length`, or arriving chunked) is cut off by evhttp with its own HTML `413` and a
-    /// close, before the handler runs. Default: 16 × ``maxBodySize``, at least 4 MiB.
-    public var bodyReadLimit: Int {
-        get { bodyReadLimitOverride ?? max(maxBodySize * 16, 4 * 1024 * 1024) }
-        set { bodyReadLimitOverride = newValue }
-    }
-    private var bodyReadLimitOverride: Int?
+    /// Connections beyond ``maxConnections`` that only `GET /healthz` and `GET /metrics` may use, so that a
+    /// node at its limit still answers its health checks and its monitoring (8 by default).
+    public var reservedConnections: Int
+    /// Whether a `POST` whose `Origin` header is present and is neither the server's own origin (its
+    /// authority equal to the request's `Host`) nor one of ``allowedOrigins`` is `403 forbidden_origin`.
+    public var checksOrigin: Bool
+    /// Origins besides the server's own whose pages may `POST` (`https://app.example.com`), compared without
+    /// regard to case.
+    public var allowedOrigins: [String]
 
     /// Creates a configuration; defaults suit production on one machine.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, maxBodySize: Int = 64 * 1024, maxHeadersSize: Int = 16 * 1024,
         idleTimeout: Duration = .seconds(30), keepaliveInterval: Duration = .seconds(15),
         streamTimeout: Duration = .seconds(3600), streamMaxPendingBytes: Int = 256 * 1024, backlog: Int = 4096,
-        maxConnections: Int = 20_000, compressStreams: Bool = true, errorResponder: HTTPErrorResponder = .plainText,
-        bodyReadLimit: Int? = nil
+        maxConnections: Int = 20_000, reservedConnections: Int = 8, compressStreams: Bool = true,
+        errorResponder: HTTPErrorResponder = .plainText, checksOrigin: Bool = false, allowedOrigins: [String] = []
     ) {
         self.host = host
         self.port = port
@@ -60,6 +62,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxConnections = maxConnections
         self.compressStreams = compressStreams
         self.errorResponder = errorResponder
-        self.bodyReadLimitOverride = bodyReadLimit
+        self.reservedConnections = reservedConnections
+        self.checksOrigin = checksOrigin
+        self.allowedOrigins = allowedOrigins
     }
 }

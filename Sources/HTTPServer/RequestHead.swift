@@ -15,28 +15,6 @@ enum RequestHead {
         return String(cString: length) != "0"
     }
 
-    /// Whether the request carries several `Content-Length` headers that differ.
-    ///
-    /// NB: request smuggling: evhttp takes the first of several Content-Length headers, a proxy in front may
-    /// take another. RFC 9112 §6.3: answer 400 and close.
-    static func hasConflictingContentLengths(_ raw: OpaquePointer) -> Bool {
-        guard let input = evhttp_request_get_input_headers(raw), let first = evhttp_find_header(input, "Content-Length")
-        else { return false }
-        var entry = input.pointee.tqh_first
-        while let header = entry {
-            // NB: evhttp's own comparison (ASCII only, as it matched the first), and the executable's fast one,
-            // called only for names starting with `c` (most names differ there: those cost no call).
-            if let key = header.pointee.key, key.pointee | 0x20 == CChar(UInt8(ascii: "c")),
-                evutil_ascii_strcasecmp(key, "Content-Length") == 0,
-                strcmp(header.pointee.value, first) != 0
-            {
-                return true
-            }
-            entry = header.pointee.next.tqe_next
-        }
-        return false
-    }
-
     /// The origin form (`/path?query`) of a request target; an absolute-form target (`http://host/path`,
     /// which RFC 9112 §3.2.2 says a server must accept) loses its scheme and authority.
     static func originForm(_ target: String) -> String {

@@ -14,10 +14,22 @@ final class ResponseWriter {
     let scratchBuffer: OpaquePointer
     /// Headers every response and stream carries (``HTTPServerConfiguration/commonHeaders``).
     var commonHeaders: [HTTPHeader] = [] {
-        didSet { commonBlock = FoldedHeaders.block(commonHeaders) }
+        didSet { foldCommonHeaders() }
+    }
+    /// The `Cache-Control` of a response that sets none itself (not of event streams, which say `no-cache`).
+    var defaultCacheControl: String? {
+        didSet { foldCommonHeaders() }
     }
     /// ``commonHeaders`` folded once, when they all fold.
     private var commonBlock: FoldedHeaders.Block? = FoldedHeaders.Block()
+    /// ``commonHeaders`` and the ``defaultCacheControl`` folded once, when they all fold.
+    private var commonBlockWithCacheControl: FoldedHeaders.Block? = FoldedHeaders.Block()
+
+    private func foldCommonHeaders() {
+        commonBlock = FoldedHeaders.block(commonHeaders)
+        let cacheControl = defaultCacheControl.map { [HTTPHeader("Cache-Control", $0)] } ?? []
+        commonBlockWithCacheControl = FoldedHeaders.block(commonHeaders + cacheControl)
+    }
     /// The header lines of the reply being written that evhttp never reads, added to its list as one entry.
     private let folded = FoldedHeaders()
 
@@ -36,12 +48,17 @@ final class ResponseWriter {
         let hasBody = vmh_evhttp_reply_has_body(raw, Int32(response.status)) != 0
         // NB: first: evhttp looks for it by name before it formats a length itself, and finds it at once.
         if hasBody { folded.addContentLength(response.body.count, of: raw) }
-        for header in response.headers { folded.add(header.name, header.value, else: headers) }
+        var setsCacheControl = false
+        for header in response.headers {
+            folded.add(header.name, header.value, else: headers)
+            // NB: a length check first: most responses set no header of 13 characters.
+            if header.name.utf8.count == 13 && Self.isCacheControl(header.name) { setsCacheControl = true }
+        }
         // NB: what evhttp added itself when it had a default (the server gives it none: evhttp would look for
         // the `Content-Type` by name).
         if hasBody && !folded.hasContentType { folded.add("Content-Type", "application/json", else: headers) }
         folded.add("X-Request-ID", requestID, else: headers)
-        addCommonHeaders(to: headers)
+        addCommonHeaders(to: headers, cacheControl: !setsCacheControl)
         folded.add(to: headers)
         addDate(to: headers)
         // NB: evhttp 2.1 never reads the body of a HEAD or TRACE request; the leftover bytes would be parsed as
@@ -115,13 +132,21 @@ final class ResponseWriter {
         bytes.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
     }
 
-    /// Adds ``commonHeaders`` to the folded lines (those that cannot fold to `headers`).
-    private func addCommonHeaders(to headers: UnsafeMutablePointer<evkeyvalq>?) {
-        if let commonBlock {
-            folded.add(commonBlock)
-        } else {
-            for header in commonHeaders { folded.add(header.name, header.value, else: headers) }
+    /// Adds ``commonHeaders`` to the folded lines (those that cannot fold to `headers`), and the
+    /// ``defaultCacheControl`` when `cacheControl`.
+    private func addCommonHeaders(to headers: UnsafeMutablePointer<evkeyvalq>?, cacheControl: Bool = false) {
+        let withCacheControl = cacheControl && defaultCacheControl != nil
+        if let block = withCacheControl ? commonBlockWithCacheControl : commonBlock {
+            folded.add(block)
+            return
         }
+        for header in commonHeaders { folded.add(header.name, header.value, else: headers) }
+        if withCacheControl, let defaultCacheControl { folded.add("Cache-Control", defaultCacheControl, else: headers) }
+    }
+
+    /// Whether `name` is `Cache-Control`, in any case.
+    nonisolated private static func isCacheControl(_ name: String) -> Bool {
+        name.utf8.elementsEqual("cache-control".utf8) { $0 | 0x20 == $1 | 0x20 }
     }
 
     /// The `Date` header's value and the second it was formatted for: formatted once a second rather than by

@@ -14,6 +14,9 @@ package struct URIComponents: Sendable {
     package var segments: [String]
     /// The raw query string, without `?`.
     package var rawQuery: Substring?
+    /// Whether the path is in canonical form: no empty segment (`//`, a trailing `/` after a segment) and no
+    /// percent-encoded unreserved character (`%73` for `s`), which a proxy's rules may read as another path.
+    package var isCanonical: Bool
 
     /// Splits `target`; returns nil for a target that is not an origin-form path, has bad escapes, or is not
     /// UTF-8 (raw or percent-encoded, in the path or in the query: every part of the target follows one rule).
@@ -37,6 +40,7 @@ package struct URIComponents: Sendable {
                     utf8.startIndex, offsetBy: $0.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: $0.upperBound)]
         }
         segments = parts.segments
+        isCanonical = parts.isCanonical
     }
 
     /// Splits the request target evhttp parsed (a C string), as `init(target:)` does the `String` that
@@ -58,15 +62,16 @@ package struct URIComponents: Sendable {
             rawQuery: parts.query.map {
                 Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self))
             },
-            segments: parts.segments
+            segments: parts.segments, isCanonical: parts.isCanonical
         )
     }
 
-    private init(rawPath: Substring?, pathLength: Int, rawQuery: Substring?, segments: [String]) {
+    private init(rawPath: Substring?, pathLength: Int, rawQuery: Substring?, segments: [String], isCanonical: Bool) {
         self.rawPath = rawPath
         self.pathLength = pathLength
         self.rawQuery = rawQuery
         self.segments = segments
+        self.isCanonical = isCanonical
     }
 
     /// Whether every byte is ASCII (eight at a time).
@@ -99,7 +104,7 @@ package struct URIComponents: Sendable {
     /// segments; nil for a target the initializer refuses.
     private static func split(
         _ bytes: UnsafeBufferPointer<UInt8>
-    ) -> (pathEnd: Int, query: Range<Int>?, segments: [String])? {
+    ) -> (pathEnd: Int, query: Range<Int>?, segments: [String], isCanonical: Bool)? {
         let count = bytes.count
         guard count > 0, bytes[0] == UInt8(ascii: "/") else { return nil }
         // NB: the server makes `target` with `String(cString:)`, which turns bytes that are not UTF-8 into
@@ -127,16 +132,41 @@ package struct URIComponents: Sendable {
         var segments: [String] = []
         segments.reserveCapacity(6)
         var segmentStart = 1
+        // NB: `/` alone is canonical; a trailing `/` after a segment is an empty last segment.
+        var isCanonical = pathEnd == 1 || bytes[pathEnd - 1] != UInt8(ascii: "/")
         while segmentStart < pathEnd {
             let segmentEnd = firstIndex(of: UInt8(ascii: "/"), in: bytes, from: segmentStart, to: pathEnd)
             if segmentStart < segmentEnd {
                 let part = UnsafeBufferPointer(rebasing: bytes[segmentStart..<segmentEnd])
                 guard let decoded = percentDecode(part, plusIsSpace: false) else { return nil }
+                if isCanonical && decoded.utf8.count != part.count && encodesUnreserved(part) { isCanonical = false }
                 segments.append(decoded)
+            } else {
+                isCanonical = false
             }
             segmentStart = segmentEnd + 1
         }
-        return (pathEnd, query, segments)
+        return (pathEnd, query, segments, isCanonical)
+    }
+
+    /// Whether `part` (a segment whose escapes decode) percent-encodes an unreserved character (RFC 3986:
+    /// letters, digits, `-`, `.`, `_`, `~`), which has one canonical form: itself.
+    private static func encodesUnreserved(_ part: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = firstIndex(of: UInt8(ascii: "%"), in: part, from: 0, to: part.count)
+        while index + 2 < part.count {
+            if let high = hexValue(part[index + 1]), let low = hexValue(part[index + 2]) {
+                let byte = high << 4 | low
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                    UInt8(ascii: "~"):
+                    return true
+                default: break
+                }
+            }
+            index = firstIndex(of: UInt8(ascii: "%"), in: part, from: index + 1, to: part.count)
+        }
+        return false
     }
 
     /// Query parameters; later duplicates win; empty pairs (`a=b&&c=d`) are skipped.

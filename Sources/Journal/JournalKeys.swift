@@ -1,6 +1,8 @@
 import Redis
 
-/// The Redis keys of one session (see ``JournalScripts`` for their layout).
+/// The Redis keys of one session (see ``JournalScripts`` for their layout), named by the session's digest
+/// (``SessionID/digest(_:)``), never by its id: whoever reads Redis's keys (`SCAN`, `MONITOR`, a dump) learns no
+/// capability.
 struct JournalKeys {
     let hash: String
     let keyOrder: String
@@ -12,8 +14,17 @@ struct JournalKeys {
     private static let keysSuffix = ":k"
     private static let replaySuffix = ":r:"
 
-    init(_ id: String) {
-        hash = Self.prefix + id + "}"
+    /// The keys of the session whose digest is `digest`.
+    init(digest: String) {
+        self.init(name: digest)
+    }
+
+    /// The keys of session `id` as releases before the digest named them (`vmhost:{ID}`): read once, by the
+    /// takeover script, which renames them to the digest's keys (``JournalScript`` `takeOver`).
+    static func legacy(id: String) -> JournalKeys { JournalKeys(name: id) }
+
+    private init(name: String) {
+        hash = Self.prefix + name + "}"
         keyOrder = hash + Self.keyOrderSuffix
         keys = hash + Self.keysSuffix
     }
@@ -21,9 +32,9 @@ struct JournalKeys {
     /// The replay list of view model `name`.
     func replay(_ name: String) -> String { hash + Self.replaySuffix + name }
 
-    /// Appends the keys of a write of session `id` to `command`: the hash, the key order, the keys, then the
-    /// replay list of each of `viewModels`; the same keys as ``init(_:)`` and ``replay(_:)`` give, without their
-    /// strings (a write runs for every command).
+    /// Appends the keys of a write of the session whose digest is `id` to `command`: the hash, the key order, the
+    /// keys, then the replay list of each of `viewModels`; the same keys as ``init(digest:)`` and ``replay(_:)``
+    /// give, without their strings (a write runs for every command).
     static func appendWriteKeys(of id: String, viewModels: [String], to command: inout RedisCommand) {
         let hashLength = prefix.utf8.count + id.utf8.count + 1
         func appendKey(_ suffix: String, _ name: String = "") {

@@ -1,11 +1,13 @@
 /// The Lua scripts of the journal. Each runs atomically in Redis, so the ownership check (the fencing) and
 /// the writes it guards are one step: a process that lost a session can never write it again.
 ///
-/// Keys of session `ID` (the braces are a Redis Cluster hash tag: one session's keys share a slot):
-/// - `vmhost:{ID}`: hash. `owner` → the process that may write it; `vm:NAME` → a view model's entry
+/// Keys of session `ID`, named by its digest `D` (``SessionID/digest(_:)``; the braces are a Redis Cluster hash
+/// tag: one session's keys share a slot):
+/// - `vmhost:{D}`: hash. `owner` → the process that may write it; `vm:NAME` → a view model's entry
 ///   (`{"version", "state", "snapshot"}`).
-/// - `vmhost:{ID}:r:NAME`: list, the view model's newest patches, `"VERSION PATCH"` each, oldest first.
-/// - `vmhost:{ID}:k`: hash, `Idempotency-Key` → its answer; `vmhost:{ID}:ko`: list, the keys oldest first.
+/// - `vmhost:{D}:r:NAME`: list, the view model's newest patches, `"VERSION PATCH"` each, oldest first.
+/// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer, and `""` (never a key: keys are 1 to 255
+///   characters) → the bytes of the answers; `vmhost:{D}:ko`: list, the keys oldest first.
 enum JournalScript: CaseIterable {
     case write, takeOver, release, touch, delete
 
@@ -23,7 +25,9 @@ enum JournalScript: CaseIterable {
 
     /// Writes a session. KEYS: hash, key order, keys, then one replay list per view model written.
     /// ARGV: owner, ttl ms, replay capacity, key capacity, mode (`create` | `update` | `full`), view model
-    /// count, then per view model: name, entry, patch count, patches…; then answer count, then key, answer….
+    /// count, then per view model: name, entry, patch count, patches…; then answer count, then key, answer…,
+    /// then the bytes of answers kept (past it, or past the key capacity, the oldest keys go; the newest
+    /// stays).
     /// Returns 1 written, 0 owned by another process, -1 missing (an `update` of a session Redis no longer
     /// has: write it in full).
     ///
@@ -65,31 +69,61 @@ enum JournalScript: CaseIterable {
         local answers = tonumber(ARGV[i])
         i = i + 1
         if answers > 0 then
+          local byteCap = tonumber(ARGV[i + 2 * answers])
+          local bytes = tonumber(redis.call('HGET', KEYS[3], '') or '0')
           for a = 1, answers do
+            local previous = redis.call('HSTRLEN', KEYS[3], ARGV[i])
             if redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) == 1 then
               redis.call('RPUSH', KEYS[2], ARGV[i])
+              bytes = bytes + #ARGV[i]
             end
+            bytes = bytes + #ARGV[i + 1] - previous
             i = i + 2
           end
-          while redis.call('LLEN', KEYS[2]) > keyCap do
-            redis.call('HDEL', KEYS[3], redis.call('LPOP', KEYS[2]))
+          local length = redis.call('LLEN', KEYS[2])
+          while length > keyCap or (bytes > byteCap and length > 1) do
+            local oldest = redis.call('LPOP', KEYS[2])
+            local size = redis.call('HSTRLEN', KEYS[3], oldest)
+            if size > 0 then bytes = bytes - #oldest - size end
+            redis.call('HDEL', KEYS[3], oldest)
+            length = length - 1
           end
+          redis.call('HSET', KEYS[3], '', bytes)
           redis.call('PEXPIRE', KEYS[2], ttl)
           redis.call('PEXPIRE', KEYS[3], ttl)
         end
         return 1
         """
 
-    /// Takes a session over and reads it. KEYS: hash, key order, keys, then one replay list per view model.
-    /// ARGV: the new owner. Returns 0 for a missing session, else
+    /// Takes a session over and reads it. KEYS: hash, key order, keys, then one replay list per view model (`n`
+    /// keys); then the same `n` keys in the layout named by the id (releases before the digest).
+    /// ARGV: the new owner, `n`. Returns 0 for a missing session, else
     /// `{hash as HGETALL, key order, keys as HGETALL, replay list…}`.
+    ///
+    /// Migration: a session found only under its id's keys (written by an earlier release) has them renamed to
+    /// the digest's, in this same atomic step (`RENAME` keeps each key's expiry); the id's hash is left as a
+    /// tombstone owned by `migrated` for at most a minute (longer than an earlier release's refresh interval,
+    /// 30 s at most), so an earlier release still holding the session finds it owned elsewhere at its next write
+    /// or refresh and hands it over, as after any takeover.
+    /// NB: on Redis Cluster the two layouts hash to different slots, so this step needs one Redis (as every
+    /// deployment of the earlier releases had: docs/durable-sessions.md).
     private static let takeOverSource = """
+        local n = tonumber(ARGV[2])
+        if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[n + 1]) == 1 then
+          for k = 1, n do
+            if redis.call('EXISTS', KEYS[n + k]) == 1 then redis.call('RENAME', KEYS[n + k], KEYS[k]) end
+          end
+          local ttl = redis.call('PTTL', KEYS[1])
+          if ttl <= 0 or ttl > 60000 then ttl = 60000 end
+          redis.call('HSET', KEYS[n + 1], 'owner', 'migrated')
+          redis.call('PEXPIRE', KEYS[n + 1], ttl)
+        end
         local owner = redis.call('HGET', KEYS[1], 'owner')
         if not owner then return 0 end
         redis.call('HSET', KEYS[1], 'owner', ARGV[1])
         local result = {redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1),
                         redis.call('HGETALL', KEYS[3])}
-        for r = 4, #KEYS do
+        for r = 4, n do
           result[#result + 1] = redis.call('LRANGE', KEYS[r], 0, -1)
         end
         return result

@@ -36,6 +36,8 @@ public final class RedisJournal: SessionJournal {
     private let ttlMilliseconds: Int
     private let replayCapacity: Int
     private let keyCapacity: Int
+    /// The bytes of idempotency answers kept per session (`idempotencyBytesPerSession`).
+    private let keyBytesCapacity: Int
     private let logger: Logger
     private var names: [String] { store.viewModels.map(\.name) }
 
@@ -63,7 +65,7 @@ public final class RedisJournal: SessionJournal {
     ///   - idleTimeout: the sessions' idle timeout, which the Redis keys' expiry follows.
     public init(
         client: RedisClient, store: SessionStore, node: String, idleTimeout: Duration, logger: Logger,
-        keyCapacity: Int = 256
+        keyCapacity: Int = 256, keyBytesCapacity: Int = IdempotencyKeys.defaultMaxBytes
     ) {
         self.client = client
         self.store = store
@@ -73,6 +75,7 @@ public final class RedisJournal: SessionJournal {
         ttlMilliseconds = max(1000, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
         replayCapacity = store.configuration.replay.patches
         self.keyCapacity = keyCapacity
+        self.keyBytesCapacity = keyBytesCapacity
         self.logger = logger
         let previous = client.onStateChange
         previousOnStateChange = previous
@@ -121,28 +124,32 @@ public final class RedisJournal: SessionJournal {
     public func sessionRemoved(_ session: Session) {
         dirty[session.id] = nil
         needsFullWrite[session.id] = nil
-        let keys = JournalKeys(session.id).all(viewModels: names)
+        let keys = JournalKeys(digest: session.digest).all(viewModels: names)
         Task {
             do {
                 _ = try await self.evaluate(.delete, keys: keys, arguments: [Array(self.owner.utf8)])
             } catch {
                 // NB: the keys still expire with their TTL.
-                self.logger.debug("journal delete failed", metadata: ["session": "\(session.id)", "error": "\(error)"])
+                self.logger.debug(
+                    "journal delete failed", metadata: ["session": "\(session.digest)", "error": "\(error)"])
             }
         }
     }
 
     public func load(_ id: String) async -> JournalLoad {
         guard client.isAvailable else { return .unavailable }
-        let keys = JournalKeys(id)
+        let digest = SessionID.digest(id)
+        let keys = JournalKeys(digest: digest)
+        let legacy = JournalKeys.legacy(id: id)
+        let current = [keys.hash, keys.keyOrder, keys.keys] + names.map(keys.replay)
         let reply: RedisReply
         do {
             reply = try await evaluate(
-                .takeOver, keys: [keys.hash, keys.keyOrder, keys.keys] + names.map(keys.replay),
-                arguments: [Array(owner.utf8)]
+                .takeOver, keys: current + [legacy.hash, legacy.keyOrder, legacy.keys] + names.map(legacy.replay),
+                arguments: [Array(owner.utf8), Array(String(current.count).utf8)]
             )
         } catch {
-            logger.warning("journal takeover failed", metadata: ["session": "\(id)", "error": "\(error)"])
+            logger.warning("journal takeover failed", metadata: ["session": "\(digest)", "error": "\(error)"])
             return .unavailable
         }
         if reply == .integer(0) { return .notFound }
@@ -153,7 +160,8 @@ public final class RedisJournal: SessionJournal {
         } catch {
             statistics.corruptRecords += 1
             logger.error(
-                "journal record unreadable: treated as missing", metadata: ["session": "\(id)", "error": "\(error)"])
+                "journal record unreadable: treated as missing",
+                metadata: ["session": "\(digest)", "error": "\(error)"])
             return .notFound
         }
     }
@@ -174,7 +182,7 @@ public final class RedisJournal: SessionJournal {
         let releases = store.all.map { session in
             Task { @LoopActor [self] () -> Bool in
                 let reply = try? await evaluate(
-                    .release, keys: [JournalKeys(session.id).hash], arguments: [token])
+                    .release, keys: [JournalKeys(digest: session.digest).hash], arguments: [token])
                 return reply == .integer(1)
             }
         }
@@ -273,7 +281,7 @@ public final class RedisJournal: SessionJournal {
         // their formatting by hiredis cost more than the rest of a write).
         var command = scriptCommand(.write, capacity: capacity)
         command.append(3 + slots.count)
-        JournalKeys.appendWriteKeys(of: session.id, viewModels: names, to: &command)
+        JournalKeys.appendWriteKeys(of: session.digest, viewModels: names, to: &command)
         command.append(owner)
         command.append(ttlMilliseconds)
         command.append(replayCapacity)
@@ -308,6 +316,7 @@ public final class RedisJournal: SessionJournal {
             command.append(key)
             command.append(JournalRecordCoding.answer(fingerprint: fingerprint, answer: answer))
         }
+        if !answers.isEmpty { command.append(keyBytesCapacity) }
 
         session.isBeingJournaled = true
         for (slot, version) in written { slot.journaledVersion = version }
@@ -331,7 +340,7 @@ public final class RedisJournal: SessionJournal {
         case .success(.integer(0)):
             // Another process took the session over: stop writing it, end its streams.
             statistics.handovers += 1
-            logger.info("session taken over elsewhere: handed over", metadata: ["session": "\(session.id)"])
+            logger.info("session taken over elsewhere: handed over", metadata: ["session": "\(session.digest)"])
             forget(session.id)
             store.handOver(session.id)
             return
@@ -342,11 +351,11 @@ public final class RedisJournal: SessionJournal {
         case .success(let other):
             statistics.writeFailures += 1
             logger.error(
-                "journal write: unexpected reply", metadata: ["session": "\(session.id)", "reply": "\(other)"])
+                "journal write: unexpected reply", metadata: ["session": "\(session.digest)", "reply": "\(other)"])
             degrade(session)
         case .failure(let error):
             statistics.writeFailures += 1
-            logger.warning("journal write failed", metadata: ["session": "\(session.id)", "error": "\(error)"])
+            logger.warning("journal write failed", metadata: ["session": "\(session.digest)", "error": "\(error)"])
             degrade(session)
         }
         let more = session.hasUnjournaledChanges
@@ -389,7 +398,7 @@ public final class RedisJournal: SessionJournal {
         lastTouch = ContinuousClock.now
         let names = self.names
         for session in store.all where session.lastActivity >= since || session.openStreamCount > 0 {
-            let keys = JournalKeys(session.id).all(viewModels: names)
+            let keys = JournalKeys(digest: session.digest).all(viewModels: names)
             Task {
                 let reply = try? await self.evaluate(
                     .touch, keys: keys,
@@ -409,7 +418,7 @@ public final class RedisJournal: SessionJournal {
         case .integer(0):
             guard !session.isBeingJournaled else { return }
             statistics.handovers += 1
-            logger.info("session owned elsewhere: handed over", metadata: ["session": "\(session.id)"])
+            logger.info("session owned elsewhere: handed over", metadata: ["session": "\(session.digest)"])
             forget(session.id)
             store.handOver(session.id)
         case .integer(-1):

@@ -16,8 +16,28 @@ extension RedisClient: RedisConnectionDelegate {
         }
         self.connection = connection
         connectDeadline = ContinuousClock.now + configuration.connectTimeout
-        isDatabaseSelected = configuration.database == 0
-        if !isDatabaseSelected {
+        isDatabaseSelected = configuration.database == 0 && configuration.password == nil
+        if let password = configuration.password {
+            // NB: the first command, pipelined with SELECT: Redis answers in order, so SELECT (and anything after)
+            // fails with NOAUTH when AUTH failed, and the connection is closed and retried after a backoff.
+            var command = RedisCommand()
+            command.append("AUTH")
+            if let username = configuration.username { command.append(username) }
+            command.append(password)
+            let database = configuration.database
+            let auth = PendingCommand(
+                command,
+                deadline: ContinuousClock.now + configuration.connectTimeout
+            ) { [weak self, weak connection] result, _ in
+                guard let self, let connection else { return }
+                self.setUpFinished("AUTH", result, on: connection, settles: database == 0)
+            }
+            guard connection.send(auth) else {
+                closeConnection(reason: "cannot send AUTH")
+                return
+            }
+        }
+        if configuration.database != 0 {
             // NB: queued before any other command, and those wait for its reply: none runs on database 0.
             var command = RedisCommand()
             command.append("SELECT")
@@ -27,7 +47,7 @@ extension RedisClient: RedisConnectionDelegate {
                 deadline: ContinuousClock.now + configuration.connectTimeout
             ) { [weak self, weak connection] result, _ in
                 guard let self, let connection else { return }
-                self.selectFinished(result, on: connection)
+                self.setUpFinished("SELECT \(self.configuration.database)", result, on: connection, settles: true)
             }
             guard connection.send(select) else {
                 closeConnection(reason: "cannot send SELECT")
@@ -49,16 +69,23 @@ extension RedisClient: RedisConnectionDelegate {
         connectionLost()
     }
 
-    private func selectFinished(_ result: Result<RedisReply, RedisError>, on connection: RedisConnection) {
+    /// A connection's set-up command (`AUTH`, `SELECT`) answered; the last one (`settles`) makes it ready.
+    private func setUpFinished(
+        _ name: String, _ result: Result<RedisReply, RedisError>, on connection: RedisConnection, settles: Bool
+    ) {
         guard connection === self.connection else { return }
         switch result {
+        case .success(.error(let message)):
+            // NB: Redis's message (`WRONGPASS invalid username-password pair…`) never quotes the password.
+            closeConnection(reason: "\(name) failed: \(message)")
         case .success:
+            guard settles else { return }
             isDatabaseSelected = true
             becomeReadyIfSettled()
         case .failure(.unavailable):
             break  // the connection is ending; connectionDidEnd follows
         case .failure(let error):
-            closeConnection(reason: "SELECT \(configuration.database) failed: \(error)")
+            closeConnection(reason: "\(name) failed: \(error)")
         }
     }
 

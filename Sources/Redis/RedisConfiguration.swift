@@ -2,8 +2,10 @@
 import Glibc
 #endif
 
-/// Where the Redis server is and how patient the client is with it.
-public struct RedisConfiguration: Equatable, Sendable {
+/// Where the Redis server is, who the client is to it, and how patient the client is with it.
+///
+/// Its description never shows the password.
+public struct RedisConfiguration: Equatable, Sendable, CustomStringConvertible {
     /// An IPv4 or IPv6 address literal, or `localhost` (connected as 127.0.0.1).
     ///
     /// NB: hiredis resolves names with a blocking `getaddrinfo`, which would stall the event loop; resolve
@@ -13,6 +15,10 @@ public struct RedisConfiguration: Equatable, Sendable {
     public var port: Int
     /// The database selected (`SELECT`) on every connection; 0 needs no `SELECT`.
     public var database: Int
+    /// The ACL user of `AUTH user password`; nil for the default user.
+    public var username: String?
+    /// The password sent (`AUTH`) as each connection's first command; nil sends no `AUTH`. Never logged.
+    public var password: String?
     /// How long a command may wait for its reply before it fails with ``RedisError/timeout``.
     public var commandTimeout: Duration
     /// How long a connection attempt (TCP connect and `SELECT`) may take before it is given up.
@@ -37,18 +43,27 @@ public struct RedisConfiguration: Equatable, Sendable {
         self.reconnectBackoffMaximum = reconnectBackoffMaximum
     }
 
-    /// Parses `redis://host[:port][/database]`; the timeouts and backoff keep their defaults.
+    /// Parses `redis://[[user]:password@]host[:port][/database]`; the timeouts and backoff keep their defaults.
     ///
     /// The host is an IP literal (`[::1]` for IPv6) or `localhost`; the port defaults to 6379 and the
-    /// database to 0.
-    /// - Throws: ``RedisConfigurationError`` naming the part that is wrong. Credentials, query strings and
-    ///   `rediss://` (TLS) are refused rather than ignored.
+    /// database to 0. `redis://:password@host` authenticates as the default user (`requirepass`),
+    /// `redis://user:password@host` as an ACL user; both percent-decoded.
+    /// - Throws: ``RedisConfigurationError`` naming the part that is wrong (never quoting the credentials). A user
+    ///   without a password, query strings and `rediss://` (TLS) are refused rather than ignored.
     public init(url: String) throws(RedisConfigurationError) {
         self.init()
         let address = try RedisURL(parsing: url)
         host = address.host
         port = address.port
         database = address.database
+        username = address.username
+        password = address.password
+    }
+
+    /// `host:port/database`, with the user if any; the password as `***`.
+    public var description: String {
+        let credentials = password == nil ? "" : "\(username ?? ""):***@"
+        return "redis://\(credentials)\(host):\(port)/\(database)"
     }
 
     /// The delay before reconnection attempt number `failures` (1 after the first failure).
@@ -76,14 +91,14 @@ public enum RedisConfigurationError: Error, Equatable, Sendable, CustomStringCon
     case invalidPort(String)
     /// The path is not `/` followed by a database number.
     case invalidDatabase(String)
-    /// A part the client does not support: credentials, query or fragment.
+    /// A part the client does not support: bad credentials, query or fragment.
     case unsupportedComponent(String)
 
     public var description: String {
         switch self {
         case .unsupportedScheme(let scheme):
-            "unsupported Redis URL scheme '\(scheme)': expected redis://host[:port][/database]"
-        case .missingHost: "the Redis URL has no host: expected redis://host[:port][/database]"
+            "unsupported Redis URL scheme '\(scheme)': expected redis://[[user]:password@]host[:port][/database]"
+        case .missingHost: "the Redis URL has no host: expected redis://[[user]:password@]host[:port][/database]"
         case .invalidHost(let host):
             "invalid Redis host '\(host)': use an IP address or localhost (names would block the event loop)"
         case .invalidPort(let port): "invalid Redis port '\(port)': expected a number from 1 to 65535"

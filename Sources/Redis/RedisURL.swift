@@ -2,11 +2,15 @@
 import Glibc
 #endif
 
-/// The parts of a `redis://host[:port][/database]` URL.
+/// The parts of a `redis://[[user]:password@]host[:port][/database]` URL.
 struct RedisURL: Equatable {
     var host: String
     var port: Int
     var database: Int
+    /// The ACL user (`AUTH user password`); nil for the default user (`AUTH password`).
+    var username: String?
+    /// The password, percent-decoded; nil when the URL has no credentials.
+    var password: String?
 
     init(parsing text: String) throws(RedisConfigurationError) {
         guard let schemeEnd = text.firstRange(of: "://") else { throw .unsupportedScheme(text) }
@@ -18,9 +22,25 @@ struct RedisURL: Equatable {
         let rest = text[schemeEnd.upperBound...]
         if rest.contains("?") { throw .unsupportedComponent("a query string") }
         if rest.contains("#") { throw .unsupportedComponent("a fragment") }
-        let authority = rest.prefix { $0 != "/" }
-        let path = rest[authority.endIndex...]
-        if authority.contains("@") { throw .unsupportedComponent("credentials") }
+        let location = rest.prefix { $0 != "/" }
+        let path = rest[location.endIndex...]
+        // NB: the credentials end at the last `@` of the authority (a password may hold an encoded or bare `@`);
+        // no error below quotes them.
+        let authority: Substring
+        if let at = location.lastIndex(of: "@") {
+            authority = location[location.index(after: at)...]
+            let userInfo = location[..<at]
+            guard let colon = userInfo.firstIndex(of: ":") else {
+                throw .unsupportedComponent("a user without a password")
+            }
+            let user = try Self.percentDecoded(userInfo[..<colon])
+            let secret = try Self.percentDecoded(userInfo[userInfo.index(after: colon)...])
+            guard !secret.isEmpty else { throw .unsupportedComponent("an empty password") }
+            username = user.isEmpty ? nil : user
+            password = secret
+        } else {
+            authority = location
+        }
 
         let hostPart: Substring
         let portPart: Substring?
@@ -65,6 +85,32 @@ struct RedisURL: Equatable {
                 throw .invalidDatabase(String(path))
             }
             database = number
+        }
+    }
+
+    /// `text` with its `%XX` escapes decoded (RFC 3986 userinfo), as UTF-8.
+    private static func percentDecoded(_ text: Substring) throws(RedisConfigurationError) -> String {
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                throw .unsupportedComponent("a bad percent escape in its credentials")
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 

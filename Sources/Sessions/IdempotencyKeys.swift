@@ -30,7 +30,8 @@ public struct IdempotentAnswer: Sendable, Equatable {
 }
 
 /// The last ``capacity`` `Idempotency-Key`s of one session, each with what its command was and what it
-/// answered.
+/// answered, and no more of them than ``maxBytes`` of answers: past either bound the oldest keys are forgotten
+/// first (the newest answer is always kept, whatever its size, so a retry of the last command is answered).
 ///
 /// A key names one command: the same key with another command or body is refused; a repeat while the first
 /// is still running waits for its answer, so a command never runs twice.
@@ -52,10 +53,21 @@ public final class IdempotencyKeys {
         var fingerprint: [UInt8]
         var answer: IdempotentAnswer?
         var waiters: [CheckedContinuation<IdempotentAnswer?, Never>] = []
+        /// What the entry holds, in bytes (``IdempotencyKeys/size(of:_:)``).
+        var size = 0
     }
+
+    /// The default of ``maxBytes``: 64 KiB (`idempotencyBytesPerSession`).
+    public nonisolated static let defaultMaxBytes = 64 * 1024
 
     /// Keys remembered per session.
     public let capacity: Int
+    /// The bytes of keys, fingerprints and answers (bodies and headers) remembered per session.
+    public var maxBytes = IdempotencyKeys.defaultMaxBytes {
+        didSet { evict() }
+    }
+    /// The bytes remembered now.
+    public private(set) var bytes = 0
     private var entries: [String: Entry] = [:]
     /// Keys oldest first (a ring would save a copy per eviction; 256 short strings do not need it).
     private var order: [String] = []
@@ -77,7 +89,7 @@ public final class IdempotencyKeys {
             guard entry.fingerprint == fingerprint else { return .reused }
             return entry.answer.map { .answered($0) } ?? .running
         }
-        insert(key, Entry(fingerprint: fingerprint, answer: nil))
+        insert(key, Entry(fingerprint: fingerprint, answer: nil, size: Self.size(of: key, fingerprint)))
         return .new
     }
 
@@ -87,9 +99,13 @@ public final class IdempotencyKeys {
         let waiters = entry.waiters
         entry.waiters = []
         entry.answer = answer
+        let size = Self.size(of: key, entry.fingerprint, answer)
+        bytes += size - entry.size
+        entry.size = size
         entries[key] = entry
         for waiter in waiters { waiter.resume(returning: answer) }
         onAnswer?(key, entry.fingerprint, answer)
+        evict()
     }
 
     /// Waits for the answer of a running command (nil if the key was forgotten or the session closed).
@@ -103,7 +119,7 @@ public final class IdempotencyKeys {
 
     /// Restores a key with its answer (from the journal), as the newest.
     public func restore(_ key: String, fingerprint: [UInt8], answer: IdempotentAnswer) {
-        insert(key, Entry(fingerprint: fingerprint, answer: answer))
+        insert(key, Entry(fingerprint: fingerprint, answer: answer, size: Self.size(of: key, fingerprint, answer)))
     }
 
     /// Every key with an answer, oldest first (for the journal).
@@ -119,23 +135,44 @@ public final class IdempotencyKeys {
         let current = entries
         entries.removeAll()
         order.removeAll()
+        bytes = 0
         for entry in current.values {
             for waiter in entry.waiters { waiter.resume(returning: nil) }
         }
     }
 
     private func insert(_ key: String, _ entry: Entry) {
-        if entries.updateValue(entry, forKey: key) == nil {
-            order.append(key)
-        } else if let index = order.firstIndex(of: key) {
-            order.remove(at: index)
+        if let previous = entries.updateValue(entry, forKey: key) {
+            bytes -= previous.size
+            if let index = order.firstIndex(of: key) {
+                order.remove(at: index)
+                order.append(key)
+            }
+        } else {
             order.append(key)
         }
-        while order.count > capacity {
+        bytes += entry.size
+        evict()
+    }
+
+    /// Forgets the oldest keys while more than ``capacity`` are kept, or more than ``maxBytes`` (the newest
+    /// stays).
+    private func evict() {
+        while order.count > capacity || (bytes > maxBytes && order.count > 1) {
             let oldest = order.removeFirst()
             if let evicted = entries.removeValue(forKey: oldest) {
+                bytes -= evicted.size
                 for waiter in evicted.waiters { waiter.resume(returning: nil) }
             }
         }
+    }
+
+    /// What an entry holds: its key, fingerprint and answer (body, header names and values), in bytes.
+    static func size(of key: String, _ fingerprint: [UInt8], _ answer: IdempotentAnswer? = nil) -> Int {
+        var size = key.utf8.count + fingerprint.count
+        guard let answer else { return size }
+        size += answer.body.count
+        for header in answer.headers { size += header.name.utf8.count + header.value.utf8.count }
+        return size
     }
 }

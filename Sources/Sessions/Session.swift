@@ -10,6 +10,8 @@ import ViewModels
 public final class Session {
     /// The session id (the capability to use it).
     public let id: String
+    /// What names the session where its id must not appear (Redis keys, logs): ``SessionID/digest(_:)``.
+    public let digest: String
     /// The hosted view models in registration order (the order of the session resource and of resume ids).
     public let slots: [ViewModelSlot]
     /// When a request last touched the session.
@@ -31,6 +33,35 @@ public final class Session {
     /// Whether the journal has a write of this session queued for its next batch.
     public var isQueuedForJournal = false
     private var durableWaiters: [@LoopActor () -> Void] = []
+    /// Open event streams of this session, each counted once (a multiplexed stream too) until it closes.
+    public var openStreams: Int { streamCount.value }
+    /// NB: a box the streams' close callbacks hold: a stream may close after its session went, and a weak
+    /// reference to the session would give it a side table (see ``journal``).
+    private let streamCount = StreamCount()
+
+    private final class StreamCount {
+        var value = 0
+    }
+
+    /// The session's budget of upstream loads, shared by its view models (nil: unlimited).
+    public private(set) var upstreamBudget: UpstreamBudget?
+
+    /// Gives the session's view models `budget` to draw their upstream loads from.
+    public func useUpstreamBudget(_ budget: UpstreamBudget) {
+        upstreamBudget = budget
+        for slot in slots { slot.model.upstreamBudget = budget }
+    }
+
+    /// Counts `sink` among the session's open streams until it closes.
+    public func countStream(_ sink: any EventSink) {
+        let count = streamCount
+        count.value += 1
+        let previous = sink.onClose
+        sink.onClose = {
+            count.value -= 1
+            previous?()
+        }
+    }
 
     /// Creates a session hosting one view model of each registration.
     public init(
@@ -38,6 +69,7 @@ public final class Session {
         replay: ReplayLimits = ReplayLimits()
     ) {
         self.id = id
+        digest = SessionID.digest(id)
         self.lastActivity = now
         slots = viewModels.map { ViewModelSlot.make($0, replay: replay) }
     }
@@ -50,6 +82,7 @@ public final class Session {
         replay: ReplayLimits = ReplayLimits()
     ) throws(SnapshotError) {
         id = record.id
+        digest = SessionID.digest(record.id)
         lastActivity = now
         var slots: [ViewModelSlot] = []
         for registration in viewModels {

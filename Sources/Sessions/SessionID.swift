@@ -19,7 +19,7 @@ public enum SessionID {
     }
 
     /// The 22 random characters.
-    private static func randomPart() -> String {
+    static func randomPart() -> String {
         // NB: SystemRandomNumberGenerator is the platform CSPRNG (getrandom(2) on Linux).
         var generator = SystemRandomNumberGenerator()
         var bytes: [UInt8] = []

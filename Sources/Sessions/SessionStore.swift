@@ -11,6 +11,10 @@ public struct SessionStoreConfiguration: Sendable {
     public var sweepInterval: Duration
     /// What each view model keeps for resume.
     public var replay: ReplayLimits
+    /// The bytes of idempotency answers each session keeps (``IdempotencyKeys/maxBytes``).
+    public var idempotencyBytes = IdempotencyKeys.defaultMaxBytes
+    /// Each session's budget of upstream loads per minute (``UpstreamBudget``); nil: unlimited.
+    public var upstreamCallsPerMinute: Int?
 
     /// Creates a configuration.
     public init(
@@ -100,6 +104,7 @@ public final class SessionStore {
             id: SessionID.generate(nodeTag: nodeTag), viewModels: viewModels, now: now(),
             replay: configuration.replay
         )
+        applyLimits(to: session)
         sessions[session.id] = session
         if let journal {
             session.attach(journal)
@@ -136,6 +141,7 @@ public final class SessionStore {
                 session = try Session(
                     record: record, viewModels: viewModels, now: now(), replay: configuration.replay
                 )
+                applyLimits(to: session)
             } catch {
                 onRestoreFailure?(id, error)
                 return .notFound
@@ -199,5 +205,15 @@ public final class SessionStore {
             onRemove?(session, "shutdown")
         }
         sessions.removeAll()
+    }
+}
+
+extension SessionStore {
+    /// The per-session limits of the configuration: the bytes of idempotency answers, the upstream budget.
+    func applyLimits(to session: Session) {
+        session.idempotencyKeys.maxBytes = configuration.idempotencyBytes
+        if let perMinute = configuration.upstreamCallsPerMinute {
+            session.useUpstreamBudget(UpstreamBudget(perMinute: perMinute, now: now))
+        }
     }
 }

@@ -75,7 +75,8 @@ public final class DummyJSONProductService: ProductService {
                 rating: entry["rating"].flatMap(plainNumber),
                 discountPercent: entry["discountPercentage"]?.lenientDouble
             ),
-            imageUrl: nonEmpty(entry["thumbnail"]?.stringValue)
+            // NB: it becomes an image's `src`: `https` only, else no image.
+            imageUrl: entry["thumbnail"]?.stringValue.flatMap { SafeURL.isHTTPS($0) ? $0 : nil }
         )
     }
 

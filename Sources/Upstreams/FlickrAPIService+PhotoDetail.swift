@@ -8,7 +8,8 @@ extension FlickrAPIService {
     /// Reads the `_content` of the wrapped texts, the description as plain text, the owner's
     /// real name or else user name, `dates.taken` as `YYYY-MM-DDTHH:MM:SS` (nil when missing or malformed),
     /// `views` from a string or a number (nil when absent or unreadable), the `raw` of each tag, the large image
-    /// on `imageHost`, and the `photopage` URL or else `https://www.flickr.com/photos/{owner.nsid}/{id}/`.
+    /// on `imageHost`, and the `photopage` URL when it is `https` on Flickr's hosts, or else
+    /// `https://www.flickr.com/photos/{owner.nsid}/{id}/`.
     /// - Throws: ``UpstreamError`` `business` for `stat: fail`, `decoding` for a photo without id, server or
     ///   secret.
     nonisolated public static func decodePhotoInfo(
@@ -18,11 +19,12 @@ extension FlickrAPIService {
         guard let photo = json["photo"], photo.objectValue != nil else {
             throw .decoding("missing 'photo' object", service: service)
         }
-        guard let id = photo["id"]?.lenientString, !id.isEmpty,
-            let server = photo["server"]?.lenientString, !server.isEmpty,
-            let secret = photo["secret"]?.lenientString, !secret.isEmpty
+        // NB: they become the URLs' paths: anything but a plain segment could lead them elsewhere.
+        guard let id = photo["id"]?.lenientString, SafeURL.isPathSegment(id),
+            let server = photo["server"]?.lenientString, SafeURL.isPathSegment(server),
+            let secret = photo["secret"]?.lenientString, SafeURL.isPathSegment(secret)
         else {
-            throw .decoding("'photo' lacks id, server or secret", service: service)
+            throw .decoding("'photo' lacks a usable id, server or secret", service: service)
         }
         let owner = photo["owner"]
         return PhotoDetail(
@@ -37,7 +39,9 @@ extension FlickrAPIService {
             },
             imageUrl: imageHost.url(server: server, id: id, secret: secret, size: .large1024),
             pageUrl: photoPage(photo["urls"])
-                ?? PhotoFormatting.defaultPageURL(ownerID: owner?["nsid"]?.lenientString, photoID: id)
+                ?? PhotoFormatting.defaultPageURL(
+                    ownerID: owner?["nsid"]?.lenientString.flatMap { SafeURL.isPathSegment($0) ? $0 : nil },
+                    photoID: id)
         )
     }
 
@@ -93,10 +97,13 @@ extension FlickrAPIService {
         PhotoFormatting.personName(realName: realname?.stringValue, userName: fallback?.lenientString)
     }
 
-    /// The `_content` of the first `urls.url` of type `photopage`.
+    /// The `_content` of the first `urls.url` of type `photopage` that is an `https` URL on Flickr's own hosts
+    /// (``SafeURL``): it becomes a link's `href`, so `javascript:…` or another site is never taken.
     nonisolated private static func photoPage(_ urls: JSONValue?) -> String? {
         for url in urls?["url"]?.arrayValue ?? [] where url["type"]?.stringValue == "photopage" {
-            if let page = url["_content"]?.stringValue, !page.isEmpty { return page }
+            if let page = url["_content"]?.stringValue, SafeURL.isHTTPS(page, hosts: SafeURL.flickrPageHosts) {
+                return page
+            }
         }
         return nil
     }

@@ -60,32 +60,34 @@ public final class FlickrAPIService: FlickrService {
             (name: "text", value: text), (name: "sort", value: "interestingness-desc"),
             (name: "page", value: String(page)), (name: "per_page", value: String(perPage)),
         ]
-        let json = try await call("flickr.photos.search", parameters)
-        return try Self.decodeSearch(json, imageHost: imageHost)
+        return try await call("flickr.photos.search", parameters) { [imageHost] json throws(UpstreamError) in
+            try Self.decodeSearch(json, imageHost: imageHost)
+        }
     }
 
     /// The number of people who marked the photo as a favorite.
     public func favoritesCount(photoID: String) async throws -> Int {
-        let json = try await call("flickr.photos.getFavorites", [(name: "photo_id", value: photoID)])
-        return try Self.decodeFavorites(json)
+        try await call("flickr.photos.getFavorites", [(name: "photo_id", value: photoID)], decode: Self.decodeFavorites)
     }
 
     /// The number of comments on the photo.
     public func commentsCount(photoID: String) async throws -> Int {
-        let json = try await call("flickr.photos.comments.getList", [(name: "photo_id", value: photoID)])
-        return try Self.decodeComments(json)
+        try await call(
+            "flickr.photos.comments.getList", [(name: "photo_id", value: photoID)], decode: Self.decodeComments)
     }
 
     /// The photo's details (`flickr.photos.getInfo`), its image on ``imageHost``.
     public func photoInfo(photoID: String) async throws -> PhotoDetail {
-        let json = try await call("flickr.photos.getInfo", [(name: "photo_id", value: photoID)])
-        return try Self.decodePhotoInfo(json, imageHost: imageHost)
+        try await call("flickr.photos.getInfo", [(name: "photo_id", value: photoID)]) {
+            [imageHost] json throws(UpstreamError) in
+            try Self.decodePhotoInfo(json, imageHost: imageHost)
+        }
     }
 
     /// The photo's comments (`flickr.photos.comments.getList`), oldest first.
     public func photoComments(photoID: String) async throws -> [PhotoComment] {
-        let json = try await call("flickr.photos.comments.getList", [(name: "photo_id", value: photoID)])
-        return try Self.decodePhotoComments(json)
+        try await call(
+            "flickr.photos.comments.getList", [(name: "photo_id", value: photoID)], decode: Self.decodePhotoComments)
     }
 
     /// The request URL of `method` with `parameters` (public for tests).
@@ -129,7 +131,7 @@ public final class FlickrAPIService: FlickrService {
         result.reserveCapacity(list.count)
         for (index, entry) in list.enumerated() {
             guard let photo = photo(from: entry, imageHost: imageHost) else {
-                throw .decoding("photo \(index) lacks id, server or secret", service: service)
+                throw .decoding("photo \(index) lacks a usable id, server or secret", service: service)
             }
             result.append(photo)
         }
@@ -182,9 +184,10 @@ public final class FlickrAPIService: FlickrService {
     }
 
     nonisolated private static func photo(from entry: JSONValue, imageHost: FlickrImageHost) -> FlickrPhoto? {
-        guard let id = entry["id"]?.lenientString, !id.isEmpty,
-            let server = entry["server"]?.lenientString, !server.isEmpty,
-            let secret = entry["secret"]?.lenientString, !secret.isEmpty
+        // NB: they become the image URL's path: anything but a plain segment could lead it elsewhere.
+        guard let id = entry["id"]?.lenientString, SafeURL.isPathSegment(id),
+            let server = entry["server"]?.lenientString, SafeURL.isPathSegment(server),
+            let secret = entry["secret"]?.lenientString, SafeURL.isPathSegment(secret)
         else {
             return nil
         }
@@ -194,6 +197,20 @@ public final class FlickrAPIService: FlickrService {
     }
 
     // MARK: Transport
+
+    /// Fetches one method's JSON and decodes it, keeping the API key out of every error message: the transport's
+    /// and the decoding's (a `stat: fail` message may echo the request URL, `api_key` included).
+    private func call<Value>(
+        _ method: String, _ parameters: [(name: String, value: String)],
+        decode: (JSONValue) throws(UpstreamError) -> Value
+    ) async throws -> Value {
+        let json = try await call(method, parameters)
+        do {
+            return try decode(json)
+        } catch {
+            throw redacting(error)
+        }
+    }
 
     /// Fetches one method's JSON, recording the call and keeping the API key out of every error message.
     private func call(_ method: String, _ parameters: [(name: String, value: String)]) async throws -> JSONValue {

@@ -21,12 +21,22 @@ final class Routes {
     /// Whether the node is draining (`SIGTERM`): `/healthz` answers 503 and session routes answer 503 with
     /// `Retry-After`, so the proxy sends them to another node, which takes the sessions over.
     let isDraining: @LoopActor () -> Bool
+    /// Open event streams per session (`maxStreamsPerSession`); one more is `429 too_many_streams`.
+    var maxStreamsPerSession = Int.max
+    /// Whether `/metrics` is on the API's port; false with `--metrics-port`, where ``registerMetrics(on:)``
+    /// serves it on a router of its own.
+    let servesMetrics: Bool
+    /// The embedded fake's origin when it serves the photos' images (the web client's CSP allows it), else nil.
+    let fakeImageOrigin: String?
 
     init(
         sessions: SessionStore, metrics: VMHostMetrics, idleTimeoutSeconds: Int,
         serverLoad: @escaping @LoopActor () -> (streams: Int, connections: Int),
-        journalStatus: @escaping @LoopActor () -> JournalStatus?, isDraining: @escaping @LoopActor () -> Bool
+        journalStatus: @escaping @LoopActor () -> JournalStatus?, isDraining: @escaping @LoopActor () -> Bool,
+        servesMetrics: Bool = true, fakeImageOrigin: String? = nil
     ) {
+        self.servesMetrics = servesMetrics
+        self.fakeImageOrigin = fakeImageOrigin
         self.sessions = sessions
         self.metrics = metrics
         self.idleTimeoutSeconds = idleTimeoutSeconds
@@ -35,14 +45,8 @@ final class Routes {
         self.isDraining = isDraining
     }
 
-    func register(on router: inout Router) {
-        WebClient.register(on: &router)
-        OpenAPIDocument.register(on: &router)
-        router.on(.get, "/healthz") { [self] _ in
-            if isDraining() { return .response(.json(["status": "draining"], status: 503)) }
-            guard let journal = journalStatus() else { return .response(.json(["status": "ok"])) }
-            return .response(.json(["status": "ok", "journal": journal.isAvailable ? "ok" : "unavailable"]))
-        }
+    /// `GET /metrics`: Prometheus text (API.md, "Operations").
+    func registerMetrics(on router: inout Router) {
         router.on(.get, "/metrics") { [self] _ in
             let load = serverLoad()
             metrics.update(sessions: sessions.count, streams: load.streams, connections: load.connections)
@@ -56,6 +60,17 @@ final class Routes {
                 )
             )
         }
+    }
+
+    func register(on router: inout Router) {
+        WebClient.register(on: &router, fakeImageOrigin: fakeImageOrigin)
+        OpenAPIDocument.register(on: &router)
+        router.on(.get, "/healthz") { [self] _ in
+            if isDraining() { return .response(.json(["status": "draining"], status: 503)) }
+            guard let journal = journalStatus() else { return .response(.json(["status": "ok"])) }
+            return .response(.json(["status": "ok", "journal": journal.isAvailable ? "ok" : "unavailable"]))
+        }
+        if servesMetrics { registerMetrics(on: &router) }
 
         router.on(.post, "/v1/sessions") { [self] _ in
             if isDraining() { throw Self.draining }
@@ -109,7 +124,7 @@ final class Routes {
             }
             router.on(.get, "/v1/sessions/:id/\(name)/events") { [self] request in
                 try withSession(request) { [self] (session) throws(HTTPError) in
-                    try stream(request, slot(session, name, request).channel)
+                    try stream(request, session, slot(session, name, request).channel)
                 }
             }
             for command in registration.commands {
@@ -229,10 +244,16 @@ final class Routes {
     }
 
     /// Opens an event stream on a channel of the session.
-    func stream(_ request: HTTPRequest, _ target: StateChannel) throws(HTTPError) -> HTTPHandlerResult {
+    func stream(
+        _ request: HTTPRequest, _ session: Session, _ target: StateChannel
+    ) throws(HTTPError)
+        -> HTTPHandlerResult
+    {
         let format = try Self.streamFormat(request)
+        try admitStream(session)
         let lastEventID = Self.lastEventID(request).flatMap { Int($0) }
         return .stream { stream in
+            session.countStream(stream)
             target.subscribe(stream, format: format, lastEventID: lastEventID)
         }
     }
@@ -240,10 +261,22 @@ final class Routes {
     /// Opens the stream carrying every view model of the session.
     func sessionStream(_ request: HTTPRequest, _ session: Session) throws(HTTPError) -> HTTPHandlerResult {
         let format = try Self.streamFormat(request)
+        try admitStream(session)
         let lastEventID = Self.lastEventID(request)
         return .stream { stream in
+            session.countStream(stream)
             session.subscribeAll(stream, format: format, resumeFrom: lastEventID)
         }
+    }
+
+    /// `429 too_many_streams` when the session has ``maxStreamsPerSession`` streams open. A stream counts once
+    /// whatever it carries: one view model's, or the multiplexed one of all of them.
+    private func admitStream(_ session: Session) throws(HTTPError) {
+        guard session.openStreams >= maxStreamsPerSession else { return }
+        throw HTTPError(
+            status: 429, code: "too_many_streams",
+            message: "the session has its maximum of \(maxStreamsPerSession) open event streams; close one first",
+            headers: [HTTPHeader("Retry-After", "5")])
     }
 
     /// `?format=snapshot` or the default, patches.

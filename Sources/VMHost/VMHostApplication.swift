@@ -22,6 +22,8 @@ public final class VMHostApplication {
     public private(set) var fakeUpstream: FakeUpstream?
     /// The bound port (after ``start()``).
     public var port: Int { server?.port ?? 0 }
+    /// The port serving `/metrics` alone with `--metrics-port` (after ``start()``); nil when metrics are on ``port``.
+    public var metricsPort: Int? { metricsServer?.port }
     /// Connections counted against the connection limit.
     public var openConnectionCount: Int { server?.openConnectionCount ?? 0 }
     /// This node's id (`X-VMHost-Node`): `--node-id`, or `host:port` once bound.
@@ -35,6 +37,8 @@ public final class VMHostApplication {
     private let metrics = VMHostMetrics()
     private let client: HTTPClient
     private var server: HTTPServer?
+    /// The listener of `/metrics` with `--metrics-port` (same loop, same host; for the operator's scraper).
+    private var metricsServer: HTTPServer?
     private let upstreams: UpstreamFactory
     /// Set when ``shutdown()`` begins: session routes and `/healthz` answer 503 from then on.
     private var isDraining = false
@@ -61,11 +65,14 @@ public final class VMHostApplication {
         let upstreams = UpstreamFactory(client: client, configuration: configuration, metrics: metrics)
         self.upstreams = upstreams
         let idleTimeout = configuration.sessionIdleTimeout
+        var store = SessionStoreConfiguration(
+            idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
+            sweepInterval: min(.seconds(5), idleTimeout / 4), replay: configuration.replay
+        )
+        store.idempotencyBytes = configuration.idempotencyBytesPerSession
+        store.upstreamCallsPerMinute = configuration.upstreamCallsPerMinute
         sessions = SessionStore(
-            configuration: SessionStoreConfiguration(
-                idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
-                sweepInterval: min(.seconds(5), idleTimeout / 4), replay: configuration.replay
-            ),
+            configuration: store,
             viewModels: Self.viewModels(upstreams, clock: clock), now: now
         )
     }
@@ -108,7 +115,8 @@ public final class VMHostApplication {
                 maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: configuration.httpIdleTimeout,
                 keepaliveInterval: configuration.keepaliveInterval,
                 streamMaxPendingBytes: configuration.streamMaxPendingBytes,
-                maxConnections: configuration.maxConnections, errorResponder: .apiJSON
+                maxConnections: configuration.maxConnections, errorResponder: .apiJSON, checksOrigin: true,
+                allowedOrigins: configuration.allowedOrigins
             ),
             router: router, logger: logger
         )
@@ -117,7 +125,11 @@ public final class VMHostApplication {
         let port = try server.start()
         self.server = server
         nodeID = configuration.nodeID ?? "\(configuration.host):\(port)"
-        server.commonHeaders = [HTTPHeader("X-VMHost-Node", nodeID)]
+        // NB: nosniff on every answer (the web client's too); `no-store` on those that set no caching of their own:
+        // API answers carry session state, never to be kept by a cache (API.md, "What never leaves the server").
+        server.commonHeaders = [HTTPHeader("X-VMHost-Node", nodeID), HTTPHeader("X-Content-Type-Options", "nosniff")]
+        server.defaultCacheControl = "no-store"
+        try startMetricsServer()
         // NB: ids name their node only when its id fits in a URL segment (`n1`, not the default `host:port`).
         sessions.nodeTag = nodeID
         startJournal()
@@ -127,6 +139,26 @@ public final class VMHostApplication {
             metadata: ["address": "\(configuration.host):\(port)", "products": "\(upstreams.productsBaseURL)"]
         )
         return port
+    }
+
+    /// With `--metrics-port N`, a second listener on the same loop and host that serves `GET /metrics` and
+    /// nothing else; the API's port then answers `404` for `/metrics` (API.md, "Operations").
+    private func startMetricsServer() throws(HTTPServerError) {
+        guard let metricsPort = configuration.metricsPort else { return }
+        var router = Router()
+        makeRoutes().registerMetrics(on: &router)
+        // NB: a scraper needs few connections; its own limit keeps it apart from the API's.
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(
+                host: configuration.host, port: metricsPort, maxBodySize: 1024,
+                maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: configuration.httpIdleTimeout,
+                maxConnections: 16, errorResponder: .apiJSON
+            ),
+            router: router, logger: logger
+        )
+        let port = try server.start()
+        metricsServer = server
+        logger.info("metrics listening", metadata: ["address": "\(configuration.host):\(port)"])
     }
 
     /// Connects the Redis journal (it connects, and reconnects, in the background: requests are served from
@@ -145,7 +177,8 @@ public final class VMHostApplication {
         redis.connectTimeout = configuration.redisTimeout
         let journal = RedisJournal(
             client: RedisClient(configuration: redis), store: sessions, node: nodeID,
-            idleTimeout: configuration.sessionIdleTimeout, logger: logger
+            idleTimeout: configuration.sessionIdleTimeout, logger: logger,
+            keyBytesCapacity: configuration.idempotencyBytesPerSession
         )
         let metrics = self.metrics
         journal.onWriteLatency = { metrics.journalWrite($0) }
@@ -153,7 +186,7 @@ public final class VMHostApplication {
             logger.error(
                 "session in the journal cannot be restored: treated as missing",
                 metadata: [
-                    "session": "\(id)", "error": "\(error)",
+                    "session": "\(SessionID.digest(id))", "error": "\(error)",
                 ])
         }
         journal.start()
@@ -167,7 +200,12 @@ public final class VMHostApplication {
     /// nothing, so the fuzz target (`Sources/VMHostFuzz`) matches paths against exactly the server's routes.
     package func makeRouter() -> Router {
         var router = Router()
-        Routes(
+        makeRoutes().register(on: &router)
+        return router
+    }
+
+    private func makeRoutes() -> Routes {
+        let routes = Routes(
             sessions: sessions, metrics: metrics,
             idleTimeoutSeconds: Int(configuration.sessionIdleTimeout.components.seconds),
             serverLoad: { [weak self] in
@@ -178,10 +216,13 @@ public final class VMHostApplication {
                 guard let journal = self.journal else { return .unavailable }
                 return JournalStatus(journal: journal)
             },
-            isDraining: { [weak self] in self?.isDraining ?? true }
+            isDraining: { [weak self] in self?.isDraining ?? true },
+            servesMetrics: configuration.metricsPort == nil,
+            fakeImageOrigin: upstreams.flickrImageHost == .live
+                ? nil : WebClient.origin(of: upstreams.flickrImageHost.baseURL)
         )
-        .register(on: &router)
-        return router
+        routes.maxStreamsPerSession = configuration.maxStreamsPerSession
+        return routes
     }
 
     /// Graceful shutdown: stop accepting, end every stream, cancel upstream work, flush, close.
@@ -198,6 +239,8 @@ public final class VMHostApplication {
         journal?.shutdown()
         await server?.shutdown()
         server = nil
+        await metricsServer?.shutdown()
+        metricsServer = nil
         await fakeUpstream?.shutdown()
         logger.info("vmhost stopped")
     }

@@ -1,6 +1,5 @@
 import JSON
 import Logging
-import Redis
 import Sessions
 
 /// The product API dialect spoken by `--products-url`.
@@ -63,6 +62,29 @@ public struct VMHostConfiguration: Sendable, Equatable {
     /// How long a journal command may take before Redis counts as unavailable (`redisTimeoutMilliseconds`).
     public var redisTimeout = Duration.milliseconds(2_000)
 
+    // Authentication, limits and abuse (API.md). Authentication is off unless a key source is set.
+
+    /// The HS256 secret's file (`authHs256SecretFile`): its bytes, trailing white space trimmed, at least 32.
+    public var authHS256SecretFile: String?
+    /// A JWKS file with RS256, ES256 or EdDSA public keys (`authJwksFile`).
+    public var authJWKSFile: String?
+    /// The `iss` every token must carry (`authIssuer`).
+    public var authIssuer: String?
+    /// The `aud` every token must carry (`authAudience`).
+    public var authAudience: String?
+    /// Sessions one token subject may hold at once (`maxSessionsPerSubject`).
+    public var maxSessionsPerSubject = 20
+    /// Open event streams per session (`maxStreamsPerSession`); one more is `429 too_many_streams`.
+    public var maxStreamsPerSession = 8
+    /// The per-session bucket of upstream loads that commands start (`upstreamCallsPerMinute`).
+    public var upstreamCallsPerMinute = 120
+    /// The bytes of idempotency answers a session keeps (`idempotencyBytesPerSession`).
+    public var idempotencyBytesPerSession = 64 * 1024
+    /// Origins besides the server's own whose pages may `POST` (`allowedOrigins`, comma-separated).
+    public var allowedOrigins: [String] = []
+    /// The port that alone serves `/metrics` (`metricsPort`; 0 picks a free one); nil serves it on the public port.
+    public var metricsPort: Int?
+
     /// The built-in defaults.
     public init() {}
 
@@ -83,27 +105,6 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible, Equa
 }
 
 extension VMHostConfiguration {
-    /// Every setting by its config-file key, with its environment variable and whether it is an integer.
-    package static let settings: [(key: String, environment: String)] = [
-        ("host", "VMHOST_HOST"), ("port", "VMHOST_PORT"), ("flickrUrl", "VMHOST_FLICKR_URL"),
-        ("flickrApiKey", "FLICKR_API_KEY"), ("productsUrl", "VMHOST_PRODUCTS_URL"),
-        ("productsFormat", "VMHOST_PRODUCTS_FORMAT"), ("productsPageSize", "VMHOST_PRODUCTS_PAGE_SIZE"),
-        ("logLevel", "VMHOST_LOG_LEVEL"), ("sessionIdleTimeoutSeconds", "VMHOST_SESSION_IDLE_TIMEOUT"),
-        ("maxSessions", "VMHOST_MAX_SESSIONS"), ("replayCapacity", "VMHOST_REPLAY_CAPACITY"),
-        ("replayBytes", "VMHOST_REPLAY_BYTES"),
-        ("maxBodyBytes", "VMHOST_MAX_BODY_BYTES"), ("maxHeaderBytes", "VMHOST_MAX_HEADER_BYTES"),
-        ("httpIdleTimeoutSeconds", "VMHOST_HTTP_IDLE_TIMEOUT"), ("keepaliveSeconds", "VMHOST_KEEPALIVE_SECONDS"),
-        ("streamMaxPendingBytes", "VMHOST_STREAM_MAX_PENDING_BYTES"), ("maxConnections", "VMHOST_MAX_CONNECTIONS"),
-        ("upstreamTimeoutMilliseconds", "VMHOST_UPSTREAM_TIMEOUT_MS"),
-        ("upstreamConnectTimeoutMilliseconds", "VMHOST_UPSTREAM_CONNECT_TIMEOUT_MS"),
-        ("upstreamMaxConnectionsPerHost", "VMHOST_UPSTREAM_MAX_CONNECTIONS_PER_HOST"),
-        ("upstreamMaxResponseBytes", "VMHOST_UPSTREAM_MAX_RESPONSE_BYTES"),
-        ("upstreamCacheSeconds", "VMHOST_UPSTREAM_CACHE_SECONDS"),
-        ("fakeUpstreamLatencyMilliseconds", "VMHOST_FAKE_UPSTREAM_LATENCY_MS"),
-        ("redisUrl", "VMHOST_REDIS_URL"), ("nodeId", "VMHOST_NODE_ID"),
-        ("redisTimeoutMilliseconds", "VMHOST_REDIS_TIMEOUT_MS"),
-    ]
-
     /// Builds the configuration from its four layers.
     /// - Parameters:
     ///   - file: the config file's contents (JSON object with the keys of ``settings``), if any.
@@ -148,68 +149,13 @@ extension VMHostConfiguration {
     }
 
     private mutating func apply(key: String, value: String, source: String) throws(ConfigurationError) {
-        func integer(_ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-            guard let number = Int(value), range.contains(number) else {
-                throw ConfigurationError(
-                    description: "\(source): '\(key)' must be an integer in \(range.lowerBound)...\(range.upperBound)"
-                )
-            }
-            return number
+        guard let setting = Self.settings.first(where: { $0.key == key }) else {
+            throw ConfigurationError(description: "\(source): unknown setting '\(key)'")
         }
-        func url() throws(ConfigurationError) -> String {
-            guard value.hasPrefix("http://") || value.hasPrefix("https://") else {
-                throw ConfigurationError(description: "\(source): '\(key)' must be an http(s) URL")
-            }
-            return value
-        }
-        switch key {
-        case "host": host = value
-        case "port": port = try integer(0...65535)
-        case "flickrUrl": flickrURL = try url()
-        case "flickrApiKey": flickrAPIKey = value
-        case "productsUrl": productsURL = try url()
-        case "productsFormat":
-            guard let format = ProductsFormat(rawValue: value) else {
-                throw ConfigurationError(description: "\(source): 'productsFormat' must be envelope or dummyjson")
-            }
-            productsFormat = format
-        case "productsPageSize": productsPageSize = try integer(1...100)
-        case "logLevel":
-            guard let level = Logger.Level(rawValue: value) else {
-                throw ConfigurationError(
-                    description: "\(source): 'logLevel' must be trace, debug, info, notice, warning, error or critical")
-            }
-            logLevel = level
-        case "sessionIdleTimeoutSeconds": sessionIdleTimeout = .seconds(try integer(1...604_800))
-        case "maxSessions": maxSessions = try integer(1...10_000_000)
-        case "replayCapacity": replay.patches = try integer(0...100_000)
-        case "replayBytes": replay.bytes = try integer(0...64 * 1024 * 1024)
-        case "maxBodyBytes": maxBodyBytes = try integer(1...64 * 1024 * 1024)
-        case "maxHeaderBytes": maxHeaderBytes = try integer(256...1024 * 1024)
-        case "httpIdleTimeoutSeconds": httpIdleTimeout = .seconds(try integer(1...86_400))
-        case "keepaliveSeconds": keepaliveInterval = .seconds(try integer(1...3600))
-        case "streamMaxPendingBytes": streamMaxPendingBytes = try integer(1024...1024 * 1024 * 1024)
-        case "maxConnections": maxConnections = try integer(1...10_000_000)
-        case "upstreamTimeoutMilliseconds": upstreamTimeout = .milliseconds(try integer(1...600_000))
-        case "upstreamConnectTimeoutMilliseconds": upstreamConnectTimeout = .milliseconds(try integer(1...600_000))
-        case "upstreamMaxConnectionsPerHost": upstreamMaxConnectionsPerHost = try integer(1...100_000)
-        case "upstreamMaxResponseBytes": upstreamMaxResponseBytes = try integer(1024...1024 * 1024 * 1024)
-        case "upstreamCacheSeconds": upstreamCacheTTL = .seconds(try integer(0...86_400))
-        case "fakeUpstreamLatencyMilliseconds": fakeUpstreamLatency = .milliseconds(try integer(0...600_000))
-        case "redisUrl":
-            do {
-                _ = try RedisConfiguration(url: value)
-            } catch {
-                throw ConfigurationError(description: "\(source): 'redisUrl' \(error)")
-            }
-            redisURL = value
-        case "nodeId":
-            guard !value.isEmpty, value.utf8.count <= 64, value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-                throw ConfigurationError(description: "\(source): 'nodeId' must be 1 to 64 printable ASCII characters")
-            }
-            nodeID = value
-        case "redisTimeoutMilliseconds": redisTimeout = .milliseconds(try integer(10...600_000))
-        default: throw ConfigurationError(description: "\(source): unknown setting '\(key)'")
+        do {
+            try setting.apply(&self, value)
+        } catch {
+            throw ConfigurationError(description: "\(source): '\(key)' \(error.requirement)")
         }
     }
 }

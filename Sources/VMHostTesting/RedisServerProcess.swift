@@ -15,14 +15,26 @@ public final class RedisServerProcess: @unchecked Sendable {
     /// data survives a SIGKILL and a restart of the server.
     public let persistent: Bool
     private let directory: String
+    /// The password of the default user (`--requirepass`), if the server asks for one.
+    public let password: String?
+    /// An ACL user with every right (`user NAME on >PASSWORD ~* &* +@all`), if any.
+    public let user: (name: String, password: String)?
     /// The running server's process id (our child: reaped by ``signalAndWait(_:)``).
     private var child: pid_t?
 
     /// Picks a free loopback port (or takes `port`) without starting anything.
-    /// - Parameter persistent: keep the data across ``restart()`` (in a directory of its own, removed on release).
-    public init(port: Int? = nil, persistent: Bool = false) throws {
+    /// - Parameters:
+    ///   - persistent: keep the data across ``restart()`` (in a directory of its own, removed on release).
+    ///   - password: require `AUTH password` of the default user.
+    ///   - user: add an ACL user (clients of the tests authenticate as the default user).
+    public init(
+        port: Int? = nil, persistent: Bool = false, password: String? = nil,
+        user: (name: String, password: String)? = nil
+    ) throws {
         self.port = try port ?? TestListener.closedPort()
         self.persistent = persistent
+        self.password = password
+        self.user = user
         if persistent {
             directory = NSTemporaryDirectory() + "redis-\(getpid())-\(self.port)-\(UInt32.random(in: 0...UInt32.max))"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -39,8 +51,18 @@ public final class RedisServerProcess: @unchecked Sendable {
     /// The server's process id while it runs.
     public var pid: Int32? { child }
 
-    /// `redis://127.0.0.1:PORT/database`.
-    public func url(database: Int = 0) -> String { "redis://127.0.0.1:\(port)/\(database)" }
+    /// `redis://127.0.0.1:PORT/database`, with `:password@` when the server requires one.
+    public func url(database: Int = 0) -> String {
+        let credentials = password.map { ":\($0)@" } ?? ""
+        return "redis://\(credentials)127.0.0.1:\(port)/\(database)"
+    }
+
+    /// `AUTH password` in RESP when the server requires a password (its reply, one line, comes first), else empty:
+    /// what a test's own raw connection sends before its command.
+    public var authPrefix: String {
+        guard let password else { return "" }
+        return "*2\r\n$4\r\nAUTH\r\n$\(password.utf8.count)\r\n\(password)\r\n"
+    }
 
     /// How long a start waits for `PING` unless told. NB: 30 s: in CI's AddressSanitizer run, with the whole suite
     /// in parallel on two cores, a start once took longer than 10 s.
@@ -54,6 +76,9 @@ public final class RedisServerProcess: @unchecked Sendable {
             [
                 "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no", "--dir", directory,
             ] + (persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])
+            + (password.map { ["--requirepass", $0] } ?? [])
+            // NB: each ACL rule its own argument (redis-server reads one `--user` text as the user's name).
+            + (user.map { ["--user", $0.name, "on", ">" + $0.password, "~*", "&*", "+@all"] } ?? [])
         let deadline = ContinuousClock.now + timeout
         while true {
             // NB: a SpawnedProcess (posix_spawn, no inherited descriptors), not Foundation's `Process`: its
@@ -64,7 +89,8 @@ public final class RedisServerProcess: @unchecked Sendable {
             ).pid
             child = pid
             let port = port
-            let outcome = try await offPool { Self.waitForPong(port: port, pid: pid, until: deadline) }
+            let auth = authPrefix
+            let outcome = try await offPool { Self.waitForPong(port: port, auth: auth, pid: pid, until: deadline) }
             switch outcome {
             case .answered:
                 return
@@ -139,10 +165,13 @@ public final class RedisServerProcess: @unchecked Sendable {
 
     /// Polls with `PING` until `+PONG` comes back, the server (`pid`) exits, or `deadline` passes. Blocking: call
     /// it off the pool.
-    private static func waitForPong(port: Int, pid: pid_t, until deadline: ContinuousClock.Instant) -> StartOutcome {
+    private static func waitForPong(
+        port: Int, auth: String, pid: pid_t, until deadline: ContinuousClock.Instant
+    ) -> StartOutcome {
         while ContinuousClock.now < deadline {
             if let socket = try? TestSocket(port: port, timeoutSeconds: 1),
-                (try? socket.write("PING\r\n")) != nil,
+                (try? socket.write(auth + "PING\r\n")) != nil,
+                auth.isEmpty || (try? socket.readLine()) == "+OK",
                 (try? socket.readLine()) == "+PONG"
             {
                 return .answered

@@ -1,3 +1,5 @@
+import VMHost
+
 /// The flags of `vmhost`, parsed by hand.
 ///
 /// NB: swift-argument-parser links FoundationEssentials, ~2 MB of resident pages in a process whose whole
@@ -19,39 +21,17 @@ struct CommandLineOptions: Equatable {
         var help: String
     }
 
-    static let flags: [Flag] = [
-        Flag(
-            name: "--config", value: "FILE", key: "",
-            help: "JSON config file (default: config/vmhost.json if it exists)"),
-        Flag(name: "--host", value: "ADDR", key: "host", help: "address to listen on (default 127.0.0.1)"),
-        Flag(name: "--port", value: "N", key: "port", help: "port to listen on (default 8080; 0 picks a free port)"),
-        Flag(
-            name: "--flickr-url", value: "URL", key: "flickrUrl",
-            help: "Flickr REST endpoint (the URL that ?method=... is appended to)"
-        ),
-        Flag(
-            name: "--flickr-api-key", value: "KEY", key: "flickrApiKey",
-            help: "Flickr API key (also FLICKR_API_KEY); never logged"
-        ),
-        Flag(
-            name: "--products-url", value: "URL", key: "productsUrl",
-            help: "product API base that /products?... is appended to"
-        ),
-        Flag(
-            name: "--products-format", value: "FORMAT", key: "productsFormat",
-            help: "product API dialect: envelope or dummyjson"
-        ),
-        Flag(
-            name: "--redis-url", value: "URL", key: "redisUrl",
-            help: "Redis journal (redis://host:port/db): sessions survive restarts and move between nodes"
-        ),
-        Flag(
-            name: "--node-id", value: "ID", key: "nodeId", help: "this node's id in X-VMHost-Node (default host:port)"),
-        Flag(
-            name: "--log-level", value: "LEVEL", key: "logLevel",
-            help: "trace, debug, info, notice, warning, error or critical"
-        ),
-    ]
+    /// `--config`, then a flag for every setting (``VMHostConfiguration/settings``).
+    static let flags: [Flag] =
+        [
+            Flag(
+                name: "--config", value: "FILE", key: "",
+                help: "JSON config file (default: config/vmhost.json if it exists)")
+        ]
+        + VMHostConfiguration.settings.map { setting in
+            let shown = setting.defaultText.map { " (default \($0))" } ?? ""
+            return Flag(name: setting.flag, value: setting.valueName, key: setting.key, help: setting.help + shown)
+        }
 
     /// Parses the arguments after the program name: `--name value` or `--name=value`, `-h`/`--help`.
     /// - Throws: ``UsageError`` for an unknown flag, a missing value or a stray argument.
@@ -84,27 +64,25 @@ struct CommandLineOptions: Equatable {
         }
     }
 
-    /// The `--help` text.
+    /// The `--help` text: each flag on a line of its own, its help indented below.
     static var usage: String {
-        let width = flags.map { $0.name.count + $0.value.count + 1 }.max() ?? 0
         var text = """
             vmhost: server-held view models: commands over HTTP POST, state over Server-Sent Events.
 
             Usage: vmhost [options]
 
             Settings come from built-in defaults, then the config file (config/vmhost.json when present),
-            then environment variables (VMHOST_HOST, VMHOST_PORT, VMHOST_FLICKR_URL, FLICKR_API_KEY,
-            VMHOST_PRODUCTS_URL, VMHOST_PRODUCTS_FORMAT, ...; see README.md), then these flags. Without
-            upstream URLs, an embedded fake upstream serves deterministic data on a free loopback port.
+            then environment variables (one per setting: VMHOST_PORT, FLICKR_API_KEY, ...; see README.md),
+            then these flags. Without upstream URLs, an embedded fake upstream serves deterministic data
+            on a free loopback port.
 
             Options:
 
             """
         for flag in flags {
-            let left = "\(flag.name) \(flag.value)"
-            text += "  \(left)\(String(repeating: " ", count: width - left.count))  \(flag.help)\n"
+            text += "  \(flag.name) \(flag.value)\n        \(flag.help)\n"
         }
-        text += "  -h, --help\(String(repeating: " ", count: max(0, width - 10)))  show this help\n"
+        text += "  -h, --help\n        show this help\n"
         return text
     }
 }

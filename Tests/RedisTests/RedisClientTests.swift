@@ -164,6 +164,40 @@ struct RedisClientTests {
         inZero.shutdown()
     }
 
+    @Test func authenticatesWithAPasswordOrAnACLUser() async throws {
+        let server = try RedisServerProcess(password: "pa ss@word", user: (name: "app", password: "app-secret"))
+        try await server.start()
+        var configuration = fastConfiguration(port: server.port, database: 3)
+        // Without credentials the server refuses every command: the client never becomes ready.
+        let anonymous = RedisClient(configuration: configuration)
+        anonymous.start()
+        #expect(await failure { () async throws(RedisError) in try await anonymous.send(["PING"]) } == .unavailable)
+        #expect(anonymous.lastConnectionError?.contains("NOAUTH") == true, "\(anonymous.lastConnectionError ?? "")")
+        anonymous.shutdown()
+
+        configuration.password = "pa ss@word"
+        let byDefaultUser = RedisClient(configuration: configuration)
+        byDefaultUser.start()
+        #expect(try await byDefaultUser.send(["SET", "k", "default"]) == .status("OK"))
+        byDefaultUser.shutdown()
+
+        var acl = try RedisConfiguration(url: "redis://app:app-secret@127.0.0.1:\(server.port)/3")
+        acl.connectTimeout = .seconds(3)
+        let byUser = RedisClient(configuration: acl)
+        byUser.start()
+        #expect(try await byUser.send(["GET", "k"]) == .bulk(Array("default".utf8)), "database 3 selected after AUTH")
+        #expect(try await byUser.send(["ACL", "WHOAMI"]) == .bulk(Array("app".utf8)))
+        byUser.shutdown()
+
+        configuration.password = "wrong"
+        let wrong = RedisClient(configuration: configuration)
+        wrong.start()
+        #expect(await failure { () async throws(RedisError) in try await wrong.send(["PING"]) } == .unavailable)
+        let reason = wrong.lastConnectionError ?? ""
+        #expect(reason.contains("AUTH failed") && !reason.contains("wrong"), "\(reason)")
+        wrong.shutdown()
+    }
+
     @Test func aDatabaseOutOfRangeNeverBecomesReady() async throws {
         let server = try RedisServerProcess()
         try await server.start()

@@ -44,12 +44,31 @@ struct RedisConfigurationTests {
         ("redis://127.0.0.1:6379/-1", .invalidDatabase("/-1")),
         ("redis://127.0.0.1:6379/1/2", .invalidDatabase("/1/2")),
         ("redis://127.0.0.1:6379/99999999999", .invalidDatabase("/99999999999")),
-        ("redis://user:secret@127.0.0.1", .unsupportedComponent("credentials")),
+        ("redis://user@127.0.0.1", .unsupportedComponent("a user without a password")),
+        ("redis://user:@127.0.0.1", .unsupportedComponent("an empty password")),
+        ("redis://user:se%zzret@127.0.0.1", .unsupportedComponent("a bad percent escape in its credentials")),
+        ("redis://user:secret@db.example", .invalidHost("db.example")),
         ("redis://127.0.0.1/0?timeout=1", .unsupportedComponent("a query string")),
         ("redis://127.0.0.1/0#x", .unsupportedComponent("a fragment")),
     ])
     func refusesBadURLs(url: String, expected: RedisConfigurationError) {
         #expect(throws: expected) { try RedisConfiguration(url: url) }
+    }
+
+    @Test func credentialsAreParsedAndNeverShown() throws {
+        let acl = try RedisConfiguration(url: "redis://app:s3cr%40t:x@127.0.0.1:6380/2")
+        #expect(acl.username == "app" && acl.password == "s3cr@t:x")
+        #expect(acl.host == "127.0.0.1" && acl.port == 6380 && acl.database == 2)
+        #expect(acl.description == "redis://app:***@127.0.0.1:6380/2")
+        let plain = try RedisConfiguration(url: "redis://:hunter2@localhost")
+        #expect(plain.username == nil && plain.password == "hunter2" && plain.port == 6379)
+        #expect(!"\(plain)".contains("hunter2"))
+        // A bad URL's error never quotes its password.
+        let error = #expect(throws: RedisConfigurationError.self) {
+            try RedisConfiguration(url: "redis://:hunter2@db.example:99999")
+        }
+        #expect(error.map { !"\($0)".contains("hunter2") } == true)
+        #expect(try RedisConfiguration(url: "redis://127.0.0.1").password == nil)
     }
 
     @Test func errorsSayWhatIsWrong() {

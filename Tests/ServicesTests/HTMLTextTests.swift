@@ -47,11 +47,56 @@ struct HTMLTextTests {
     }
 
     @Test(arguments: [
-        "AT&T", "a & b", "&unknown;", "&amp", "&#;", "&#x;", "&#12", "&#xZZ;", "fish &chips;", "&",
+        "AT&T", "a & b", "&unknown;", "&#;", "&#x;", "&#xZZ;", "fish &chips;", "&",
         "1 < 2", "a <3 b", "<", "x <= y", "< b>", "<a href=\"unterminated", "<1>",
     ])
     func textThatIsNotMarkupStays(html: String) {
         #expect(HTMLText.plainText(html) == html)
+    }
+
+    /// HTML's 2,231 names, not only the common ones (every one, as Python decodes it: HTMLEntitiesTests).
+    @Test(arguments: [
+        ("Caf&eacute;", "Café"),
+        (
+            "Stra&szlig;e &Uuml;ber &agrave; la cr&egrave;me, ni&ntilde;o, &oelig;uvre",
+            "Straße Über à la crème, niño, œuvre"
+        ),
+        ("&Eacute;t&eacute; &ccedil;a", "Été ça"),
+        ("&CounterClockwiseContourIntegral; &nbsp;&zwnj;&NewLine;", "\u{2233} \u{A0}\u{200C}"),
+        ("&NotEqualTilde;", "\u{2242}\u{338}"),
+        ("&EACUTE; &Amp; &eAcute;", "&EACUTE; &Amp; &eAcute;"),
+    ])
+    func everyNamedReferenceIsDecoded(html: String, text: String) {
+        #expect(scalars(HTMLText.plainText(html)) == scalars(text))
+    }
+
+    /// The legacy names (106, from before HTML required the `;`) are read without it, the longest that the text
+    /// starts with; the others need their `;`.
+    @Test(arguments: [
+        ("&amp", "&"),
+        ("Caf&eacute au lait", "Café au lait"),
+        ("&copy 2026 &AMP &lt3", "© 2026 & <3"),
+        ("&notit; &notin; &notin", "¬it; \u{2209} ¬in"),
+        ("&ampx &eacutex &copyright &centimes;", "&x éx ©right ¢imes;"),
+        ("&ampamp; &amp;amp;", "&amp; &amp;"),
+        ("&hellip &mdash &euro x", "&hellip &mdash &euro x"),
+    ])
+    func legacyNamesWithoutTheSemicolon(html: String, text: String) {
+        #expect(scalars(HTMLText.plainText(html)) == scalars(text))
+    }
+
+    /// Numeric references with and without `;`, and the ranges HTML replaces (Windows-1252 for 0x80...0x9F) or
+    /// Python's `html.unescape` drops (controls, noncharacters).
+    @Test(arguments: [
+        ("a&#12b", "a\u{C}b"),
+        ("it&#39s &#x41&#X42", "it's AB"),
+        ("&#150; &#x80; &#x9F; &#129;", "\u{2013} \u{20AC} \u{178} \u{81}"),
+        ("a&#1;b&#11;c&#x7F;d&#xFDD0;e&#xFFFE;f&#x10FFFF;g", "abcdefg"),
+        ("a&#13;b&#9;c&#x10FFFD;", "a\rb\tc\u{10FFFD}"),
+        ("&#x0000000041;", "A"),
+    ])
+    func numericReferences(html: String, text: String) {
+        #expect(scalars(HTMLText.plainText(html)) == scalars(text))
     }
 
     @Test func lineBreaksAndBlocks() {
@@ -81,4 +126,10 @@ struct HTMLTextTests {
         #expect(
             HTMLText.plainText("Über den Dächern — 東京の夜 <i>(handheld)</i> 🐱") == "Über den Dächern — 東京の夜 (handheld) 🐱")
     }
+}
+
+/// The scalars of `text`: compared rather than the strings, which `==` compares up to canonical equivalence
+/// (`é` is then `e` and a combining accent).
+func scalars(_ text: String) -> [Unicode.Scalar] {
+    Array(text.unicodeScalars)
 }

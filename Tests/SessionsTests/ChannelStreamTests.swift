@@ -3,6 +3,7 @@ import EventStreams
 import JSON
 import Sessions
 import Testing
+import VMHostTesting
 
 /// The single-channel stream in memory: a state channel writing to a fake sink, no socket.
 @Suite("State channel streams in memory")

@@ -2,6 +2,7 @@ import EventLoop
 import EventStreams
 import JSON
 import Testing
+import VMHostTesting
 
 @testable import Sessions
 

@@ -1,6 +1,7 @@
 import EventLoop
 import JSON
 import Testing
+import VMHostTesting
 import ViewModels
 
 @testable import Sessions

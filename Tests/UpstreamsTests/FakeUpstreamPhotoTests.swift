@@ -168,7 +168,10 @@ struct FakeUpstreamPhotoTests {
             fake.behavior = FakeUpstreamBehavior(fault: .business, faultCount: 1)
             await #expect(
                 throws: UpstreamError(
-                    kind: .business, message: "Invalid API Key (Key has invalid format)", code: 100
+                    kind: .business,
+                    message: "Invalid API Key (Key has invalid format): "
+                        + "/services/rest/?method=flickr.photos.getInfo&api_key=[redacted]",
+                    code: 100
                 )
             ) { try await service.photoInfo(photoID: id) }
 

@@ -151,10 +151,15 @@ struct FakeUpstreamServiceTests {
             let business = await #expect(throws: UpstreamError.self) {
                 try await service.search(text: "kittens", page: 1)
             }
+            // The fake echoes the request (with its `api_key`), as upstream messages sometimes do: the key is
+            // redacted from the decoded failure too, not only from the transport's errors.
             #expect(
                 business
                     == UpstreamError(
-                        kind: .business, message: "Invalid API Key (Key has invalid format)", status: nil, code: 100
+                        kind: .business,
+                        message: "Invalid API Key (Key has invalid format): "
+                            + "/services/rest/?method=flickr.photos.search&api_key=[redacted]",
+                        status: nil, code: 100
                     ))
 
             fake.behavior = FakeUpstreamBehavior(fault: .malformed, faultCount: 1)

@@ -15,7 +15,7 @@ struct PhotoDetailDecodingTests {
         "owner":{"nsid":"12345678@N02","username":"janedoe","realname":"Jane Doe","location":"",
         "iconserver":"65535","iconfarm":66,"path_alias":"janedoe"},
         "title":{"_content":"Nap time"},
-        "description":{"_content":"On the sofa, <b>after<\/b> lunch &amp; a \u201cbig\u201d meal.\n<a href=\"https:\/\/www.flickr.com\/groups\/cats\/\" rel=\"noreferrer nofollow\">Cats<\/a> &#8212; caf&#xE9;"},
+        "description":{"_content":"On the sofa, <b>after<\/b> lunch &amp; a \u201cbig\u201d meal.\n<a href=\"https:\/\/www.flickr.com\/groups\/cats\/\" rel=\"noreferrer nofollow\">Cats<\/a> &#8212; caf&#xE9; cr&egrave;me"},
         "visibility":{"ispublic":1,"isfriend":0,"isfamily":0},
         "dates":{"posted":"1688480000","taken":"2023-07-04 15:20:11","takengranularity":"0","takenunknown":"0",
         "lastupdate":"1688490000"},
@@ -48,7 +48,7 @@ struct PhotoDetailDecodingTests {
         "path_alias":null,"realname":"Sam","_content":"Lovely light!"},
         {"id":"1234-53012345678-72158","author":"22222222@N00","author_is_deleted":0,"authorname":"j\u00fcrgen_w",
         "datecreate":1688637600,"permalink":"https:\/\/www.flickr.com\/photos\/janedoe\/53012345678\/#comment72158",
-        "path_alias":"","realname":"","_content":"Seen in <a href=\"https:\/\/www.flickr.com\/groups\/explore\/\" rel=\"nofollow\">Explore<\/a> &amp; &quot;faved&quot;&#33;<br \/>\n\ud83d\udc4d"}
+        "path_alias":"","realname":"","_content":"Seen in <a href=\"https:\/\/www.flickr.com\/groups\/explore\/\" rel=\"nofollow\">Explore<\/a> &amp; &quot;faved&quot;&#33; Sch&ouml;n<br \/>\n\ud83d\udc4d"}
         ]},"stat":"ok"}
         """#
 
@@ -58,7 +58,7 @@ struct PhotoDetailDecodingTests {
 
     static let napTime = PhotoDetail(
         id: "53012345678", title: "Nap time",
-        description: "On the sofa, after lunch & a \u{201C}big\u{201D} meal.\nCats — café", owner: "Jane Doe",
+        description: "On the sofa, after lunch & a \u{201C}big\u{201D} meal.\nCats — café crème", owner: "Jane Doe",
         takenAt: "2023-07-04T15:20:11", views: 1204, tags: ["cat", "Kitten", "Café Life"],
         imageUrl: "https://live.staticflickr.com/65535/53012345678_abcdef1234_b.jpg",
         pageUrl: "https://www.flickr.com/photos/janedoe/53012345678/"
@@ -83,7 +83,7 @@ struct PhotoDetailDecodingTests {
         #expect(
             Self.napTime.json == [
                 "id": "53012345678", "title": "Nap time",
-                "description": "On the sofa, after lunch & a \u{201C}big\u{201D} meal.\nCats — café",
+                "description": "On the sofa, after lunch & a \u{201C}big\u{201D} meal.\nCats — café crème",
                 "owner": "Jane Doe",
                 "takenAt": "2023-07-04T15:20:11", "views": 1204, "tags": ["cat", "Kitten", "Café Life"],
                 "imageUrl": "https://live.staticflickr.com/65535/53012345678_abcdef1234_b.jpg",
@@ -264,7 +264,7 @@ struct PhotoDetailDecodingTests {
                     id: "1234-53012345678-72157", author: "Sam", text: "Lovely light!",
                     createdAt: "2023-07-05T10:00:00Z"),
                 PhotoComment(
-                    id: "1234-53012345678-72158", author: "jürgen_w", text: "Seen in Explore & \"faved\"!\n\n👍",
+                    id: "1234-53012345678-72158", author: "jürgen_w", text: "Seen in Explore & \"faved\"! Schön\n\n👍",
                     createdAt: "2023-07-06T10:00:00Z"
                 ),
             ])

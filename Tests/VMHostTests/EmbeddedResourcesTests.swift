@@ -59,8 +59,27 @@ struct EmbeddedResourcesTests {
                     #expect(images.contains(host), "\(path): img-src lacks \(host)")
                 }
                 #expect(!policy.contains("unsafe"), "\(path): \(policy)")
+                // The embedded fake serves the images here: its exact origin, and no other loopback origin.
+                let base = await app.fakeUpstreamURLs().base
+                let fake = String(base.prefix { $0 != "/" }) + "//" + base.dropFirst(7).prefix { $0 != "/" }
+                #expect(fake.hasPrefix("http://127.0.0.1:") && !fake.hasSuffix(":*") && fake.count > 17, "\(fake)")
+                #expect(images.filter { $0.hasPrefix("http:") } == [fake], "\(path): \(policy)")
             }
         }
+    }
+
+    /// In production (Flickr's own image host), the policy allows no plain `http` and no loopback origin.
+    @Test func theProductionPolicyAllowsNoLoopbackImages() async throws {
+        let upstream = try await SharedUpstream()
+        try await withApp({
+            $0.flickrURL = upstream.baseURL + "/services/rest/"
+            $0.productsURL = upstream.baseURL
+        }) { app in
+            let policy = try #require(try await app.client.get("/").header("Content-Security-Policy"))
+            #expect(!policy.contains("127.0.0.1") && !policy.contains("http:"), "\(policy)")
+            #expect(policy.contains("img-src 'self' data: https://*.staticflickr.com https://cdn.dummyjson.com;"))
+        }
+        await upstream.shutdown()
     }
 
     /// What the policy forbids is not in the page: every script is an external file of our own, and no

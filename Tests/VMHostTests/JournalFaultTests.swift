@@ -1,4 +1,5 @@
 import JSON
+import Sessions
 import Testing
 import VMHostTesting
 
@@ -31,7 +32,9 @@ struct JournalFaultTests {
 
     /// Whether Redis holds the session with `text` as its search text.
     static func isDurable(_ redis: RedisServerProcess, _ id: String, text: String) -> Bool {
-        guard let reply = try? redis.bulk(["HGET", "vmhost:{\(id)}", "vm:search"]) else { return false }
+        guard let reply = try? redis.bulk(["HGET", "vmhost:{\(SessionID.digest(id))}", "vm:search"]) else {
+            return false
+        }
         return reply.contains(#""searchText":"\#(text)""#)
     }
 
@@ -128,7 +131,8 @@ extension RedisServerProcess {
         defer { socket.close() }
         var text = "*\(arguments.count)\r\n"
         for argument in arguments { text += "$\(argument.utf8.count)\r\n\(argument)\r\n" }
-        try socket.write(text)
+        try socket.write(authPrefix + text)
+        if !authPrefix.isEmpty { _ = try socket.readLine() }
         let head = try socket.readLine()
         guard head.hasPrefix("$"), let length = Int(head.dropFirst()), length >= 0 else { return nil }
         // NB: the journal's values are compact JSON, one line.

@@ -139,7 +139,8 @@ extension RedisServerProcess {
         defer { socket.close() }
         var text = "*\(arguments.count)\r\n"
         for argument in arguments { text += "$\(argument.utf8.count)\r\n\(argument)\r\n" }
-        try socket.write(text)
+        try socket.write(authPrefix + text)
+        if !authPrefix.isEmpty { _ = try socket.readLine() }
         return try socket.readLine()
     }
 }

@@ -10,24 +10,25 @@ struct TestApplication {
     let port: Int
 
     /// Starts an application; `time`, when given, is the clock of session activity and expiry, and `clock` the
-    /// clock of view-model timers (the search debounce).
+    /// clock of view-model timers (the search debounce); `log`, when given, receives every line the application
+    /// logs at its configured level.
     static func start(
         _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil,
-        clock: TestClock? = nil
+        clock: TestClock? = nil, log: CapturedLog? = nil
     ) async throws -> TestApplication {
         var configuration = VMHostConfiguration()
         configuration.port = 0
         configuration.logLevel = .warning
         configure(&configuration)
         let settings = configuration
-        return try await Self.make(settings, time: time, clock: clock)
+        return try await Self.make(settings, time: time, clock: clock, log: log)
     }
 
     @LoopActor
     private static func make(
-        _ settings: VMHostConfiguration, time: SessionTime?, clock: TestClock?
+        _ settings: VMHostConfiguration, time: SessionTime?, clock: TestClock?, log: CapturedLog?
     ) throws -> TestApplication {
-        var logger = Logger(label: "vmhost-test")
+        var logger = log?.logger(level: settings.logLevel) ?? Logger(label: "vmhost-test")
         logger.logLevel = settings.logLevel
         let now: @LoopActor () -> ContinuousClock.Instant =
             if let time { { time.now } } else { { ContinuousClock.now } }
@@ -80,9 +81,9 @@ struct TestApplication {
 /// Runs `body` against a fresh application and always shuts it down afterwards.
 func withApp(
     _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil, clock: TestClock? = nil,
-    _ body: (TestApplication) async throws -> Void
+    log: CapturedLog? = nil, _ body: (TestApplication) async throws -> Void
 ) async throws {
-    let app = try await TestApplication.start(configure, time: time, clock: clock)
+    let app = try await TestApplication.start(configure, time: time, clock: clock, log: log)
     do {
         try await body(app)
     } catch {

@@ -53,9 +53,28 @@ final class TestCluster: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// What `scripts/haproxy-config` is told beyond the nodes.
+    struct ProxyOptions {
+        /// Sessions one client address may create per 10 seconds.
+        var sessionRate = 100_000
+        /// Concurrent connections one client address may hold.
+        var connectionLimit = 100_000
+        /// How long the stick table remembers a session (seconds).
+        var sessionIdleTimeout = 1800
+        /// Whether plain HTTP is served next to TLS (else it redirects to HTTPS).
+        var keepPlainHTTP = true
+    }
+
     /// Starts Redis, `nodes` vmhost nodes (`n1`…) and HAProxy; waits until the proxy answers `/healthz`.
     /// - Parameter sessionRate: sessions one client address may create per 10 seconds at the proxy.
     static func start(nodes count: Int, sessionRate: Int = 100_000) async throws -> TestCluster {
+        var options = ProxyOptions()
+        options.sessionRate = sessionRate
+        return try await start(nodes: count, proxy: options)
+    }
+
+    /// Starts Redis, `nodes` vmhost nodes (`n1`…) and HAProxy configured with `proxy`.
+    static func start(nodes count: Int, proxy options: ProxyOptions) async throws -> TestCluster {
         let redis = try RedisServerProcess()
         try await redis.start()
         let template = "/tmp/vmhost-cluster-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -81,12 +100,12 @@ final class TestCluster: @unchecked Sendable {
             }
             // NB: the same for the proxy's two ports (CI once saw HAProxy refuse one as in use).
             do {
-                try await cluster.startProxy(sessionRate: sessionRate)
+                try await cluster.startProxy(options)
             } catch {
                 cluster.stopProxy()
                 cluster.port = try TestListener.closedPort()
                 cluster.tlsPort = try TestListener.closedPort()
-                try await cluster.startProxy(sessionRate: sessionRate)
+                try await cluster.startProxy(options)
             }
         } catch {
             cluster.stop()
@@ -149,18 +168,8 @@ final class TestCluster: @unchecked Sendable {
     /// The state of every server of backend `vmhost_sessions` as HAProxy's runtime API reports it (`UP`,
     /// `DOWN`, …) by node id.
     func serverStates() async throws -> [String: String] {
-        let output = "\(directory)/stat.csv"
-        let script = """
-            import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); \
-            s.sendall(b"show stat\\n"); data = b""
-            while True:
-                chunk = s.recv(65536)
-                if not chunk: break
-                data += chunk
-            open(sys.argv[2], "wb").write(data)
-            """
-        try await shell("python3 -c '\(script)' '\(directory)/haproxy.sock' '\(output)'")
-        let text = try String(contentsOfLog: output)
+        let text = try await runtimeAPI("show stat")
+
         var states: [String: String] = [:]
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
@@ -169,6 +178,23 @@ final class TestCluster: @unchecked Sendable {
             }
         }
         return states
+    }
+
+    /// The answer of HAProxy's runtime API (the admin socket) to `command` (`show stat`, `show table NAME`).
+    func runtimeAPI(_ command: String) async throws -> String {
+        let output = "\(directory)/runtime-\(UInt32.random(in: 0...UInt32.max)).txt"
+        defer { unlink(output) }
+        let script = """
+            import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); \
+            s.sendall(sys.argv[3].encode() + b"\\n"); data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk: break
+                data += chunk
+            open(sys.argv[2], "wb").write(data)
+            """
+        try await shell("python3 -c '\(script)' '\(directory)/haproxy.sock' '\(output)' '\(command)'")
+        return try String(contentsOfLog: output)
     }
 
     /// Waits until HAProxy sees node `index` up.
@@ -180,7 +206,7 @@ final class TestCluster: @unchecked Sendable {
         guard up else { throw TestClientError("HAProxy does not see \(id) up") }
     }
 
-    private func startProxy(sessionRate: Int) async throws {
+    private func startProxy(_ options: ProxyOptions) async throws {
         try await shell(
             "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost -keyout '\(directory)/key.pem' "
                 + "-out '\(directory)/cert.pem' 2>/dev/null && cat '\(directory)/cert.pem' '\(directory)/key.pem' > "
@@ -189,14 +215,17 @@ final class TestCluster: @unchecked Sendable {
         let servers = nodes.map { "\($0.id)=127.0.0.1:\($0.port)" }.joined(separator: " ")
         try await shell(
             "scripts/haproxy-config --port \(port) --tls-port \(tlsPort) --cert '\(directory)/haproxy.pem' "
-                + "--socket '\(directory)/haproxy.sock' --session-rate \(sessionRate) \(servers) > "
-                + "'\(directory)/haproxy.cfg'"
+                + "--socket '\(directory)/haproxy.sock' --session-rate \(options.sessionRate) "
+                + "--conn-limit \(options.connectionLimit) --session-idle-timeout \(options.sessionIdleTimeout) "
+                + (options.keepPlainHTTP ? "--keep-plain-http " : "") + "\(servers) > '\(directory)/haproxy.cfg'"
         )
         proxy = try SpawnedProcess(
             "/usr/sbin/haproxy", ["-db", "-f", "\(directory)/haproxy.cfg"], standardError: "\(directory)/haproxy.log"
         )
         let client = TestHTTPClient(port: port)
-        let ready = await eventually(timeout: .seconds(10)) { (try? await client.get("/healthz"))?.status == 200 }
+        // NB: without plain HTTP, the HTTP port answers every request with a redirect to HTTPS.
+        let expected = options.keepPlainHTTP ? 200 : 301
+        let ready = await eventually(timeout: .seconds(10)) { (try? await client.get("/healthz"))?.status == expected }
         guard ready else {
             let log = (try? String(contentsOfLog: "\(directory)/haproxy.log")) ?? ""
             throw TestClientError("HAProxy did not start: \(log)")

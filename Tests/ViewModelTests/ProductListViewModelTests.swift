@@ -28,34 +28,61 @@ struct ProductListViewModelTests {
     }
 
     @Test func refreshLoadsPageOne() async {
-        viewModel.refresh()
-        #expect(viewModel.state == ProductListState(list: .loading(.refresh, previous: nil)))
-        #expect(viewModel.state.isRefreshing && !viewModel.state.isLoadingMore)
-        await settle()
+        let store = ViewModelTestStore(viewModel)
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
+        #expect(store.state.isRefreshing && !store.state.isLoadingMore)
         #expect(service.requestedPages == [1])
 
-        await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
-        #expect(viewModel.state == ProductListState(list: .loaded(page1)))
-        #expect(!viewModel.state.isRefreshing)
-        #expect(changes.count == 2)
+        await store.send({
+            await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
+        }) {
+            $0.list = .loaded(page1)
+        }
+        #expect(!store.state.isRefreshing)
+        await store.finish()
     }
 
     @Test func loadMoreAppendsTheNextPageUntilTheEnd() async throws {
-        viewModel.refresh()
-        await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
+        let store = ViewModelTestStore(viewModel)
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
+        await store.send({
+            await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
+        }) {
+            $0.list = .loaded(page1)
+        }
 
-        try viewModel.loadMore()
-        #expect(viewModel.state == ProductListState(list: .loading(.nextPage(2), previous: page1)))
-        #expect(viewModel.state.isLoadingMore && !viewModel.state.isRefreshing)
-        #expect(viewModel.state.items.count == 20, "items stay visible while loading")
+        try await store.send({ try viewModel.loadMore() }) { $0.list = .loading(.nextPage(2), previous: page1) }
+        #expect(store.state.isLoadingMore && !store.state.isRefreshing)
+        #expect(store.state.items.count == 20, "items stay visible while loading")
 
-        await service.answer(.success(ProductPage(items: products(20..<25), page: 2, hasMore: false)))
-        #expect(
-            viewModel.state
-                == ProductListState(list: .loaded(ProductList(items: products(0..<25), page: 2, hasMore: false))))
+        await store.send({
+            await service.answer(.success(ProductPage(items: products(20..<25), page: 2, hasMore: false)))
+        }) {
+            $0.list = .loaded(ProductList(items: products(0..<25), page: 2, hasMore: false))
+        }
         #expect(service.requestedPages == [1, 2])
 
-        #expect(throws: CommandDisabled("there are no more pages")) { try viewModel.loadMore() }
+        await store.sendWithoutChange {
+            #expect(throws: CommandDisabled("there are no more pages")) { try viewModel.loadMore() }
+        }
+        await store.finish()
+    }
+
+    /// The store itself: a change left unasserted, or work left running, fails the test.
+    @Test func theTestStoreFailsOnAnUnassertedChangeOrWorkLeftRunning() async {
+        let store = ViewModelTestStore(viewModel)
+        viewModel.refresh()
+        await withKnownIssue("the refresh's change was not asserted, and its load still runs") {
+            await store.finish()
+        }
+        store.receive { $0.list = .loading(.refresh, previous: nil) }
+        await withKnownIssue("the load still runs") { await store.finish() }
+        await store.send({ await service.answer(.failure(UpstreamError(kind: .network, message: "down"))) }) {
+            let error = UpstreamError(kind: .network, message: "down")
+            $0.list = .failed(error, previous: nil)
+            $0.lastError = error
+        }
+        await store.finish()
     }
 
     @Test func loadMoreIsDisabledBeforeAPageAndWhileLoading() async {
@@ -67,17 +94,21 @@ struct ProductListViewModelTests {
     }
 
     @Test func cancelMidFlightRestoresTheListWithoutError() async throws {
-        viewModel.refresh()
-        await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
-        try viewModel.loadMore()
-        await settle()
+        let store = ViewModelTestStore(viewModel)
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
+        await store.send({
+            await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
+        }) {
+            $0.list = .loaded(page1)
+        }
+        try await store.send({ try viewModel.loadMore() }) { $0.list = .loading(.nextPage(2), previous: page1) }
 
-        viewModel.cancel()
-        #expect(viewModel.state == ProductListState(list: .loaded(page1), lastError: nil))
-        await settle()
+        await store.send({ viewModel.cancel() }) { $0.list = .loaded(page1) }
+        #expect(store.state == ProductListState(list: .loaded(page1), lastError: nil))
         #expect(service.cancelledPages == [2], "the upstream call was cancelled")
         #expect(service.pendingPages.isEmpty)
         #expect(viewModel.isBusy == false)
+        await store.finish()
     }
 
     @Test func cancelOfTheFirstRefreshReturnsToIdle() async {

@@ -147,4 +147,32 @@ int vmh_evhttp_reply_has_body(const struct evhttp_request *req, int status);
 /// This process's own `evbuffer_add_printf` (to check that the dynamic linker chose it).
 void *vmh_evbuffer_add_printf_definition(void);
 
+/// What is wrong with the framing of `req`'s head, in the words of a `400` message, or NULL when nothing is.
+/// Refused as HAProxy refuses them (request smuggling: evhttp accepts them, a proxy in front may read them
+/// otherwise): a header name that is not an RFC 9110 token (`Content-Length : 15`), a `Content-Length` that is
+/// not only digits (`+15`) or several that differ, a `Transfer-Encoding` other than one `chunked`, and a
+/// `Transfer-Encoding` in HTTP/1.0. One pass over the header list, comparing whole names only for the two
+/// that frame a body.
+const char *vmh_evhttp_request_framing_error(const struct evhttp_request *req);
+
+/// What answers the errors evhttp would answer itself with an HTML page (`evhttp_send_error`: a head it cannot
+/// parse, a body over its limit, an `Expect` it does not know): returns 1 when it answered `req` with `error`
+/// (the status), 0 to let evhttp's own page go.
+typedef int (*vmh_send_error_hook)(struct evhttp_request *req, int error);
+
+/// vmhost defines `evhttp_send_error` too (`request_checks.c`, bound like `evbuffer_add_printf` below: libevent
+/// calls it through the PLT): the hook set here answers first, and libevent's own (found with `dlsym`) answers
+/// when there is none or it declines. Set once, on the loop thread.
+void vmh_set_send_error_hook(vmh_send_error_hook hook);
+
+/// This process's own `evhttp_send_error` (to check that the dynamic linker chose it).
+void *vmh_evhttp_send_error_definition(void);
+
+/// Whether evhttp reads `req`'s body in chunks.
+int vmh_evhttp_request_body_is_chunked(const struct evhttp_request *req);
+
+/// Makes `req` an HTTP/1.1 request when its version was never parsed (a request line evhttp refused), as
+/// evhttp's own error page does.
+void vmh_evhttp_request_default_version(struct evhttp_request *req);
+
 #endif

@@ -1,22 +1,14 @@
 /// The plain text of the HTML fragments Flickr puts in descriptions and comments.
 ///
 /// Tags are removed (`<br>` becomes a line break, and so do the edges of block elements such as `<p>`);
-/// comments and the content of `<script>` and `<style>` are dropped; character references are decoded: the
-/// common named ones (`&amp;`, `&quot;`, `&nbsp;`, ...) and numeric ones (`&#39;`, `&#xE9;`; an
-/// invalid code point becomes U+FFFD). A `<` that starts no tag, an unknown entity and an entity without its
-/// `;` stay as written. Text that decoding produces is never read as markup again (`&lt;b&gt;` is the text
-/// `<b>`). White space at both ends is trimmed; white space inside is kept as written.
+/// comments and the content of `<script>` and `<style>` are dropped; character references are decoded as HTML
+/// decodes them in text (and Python's `html.unescape` does): all 2,231 named ones (``HTMLEntities``: `&eacute;`,
+/// and the legacy ones HTML also reads without `;`, longest first: `&notit;` is `¬it;`) and numeric ones
+/// (`&#39;`, `&#xE9;`, with or without `;`; ``numericReference(_:)`` says which code points are replaced or
+/// dropped). A `<` that starts no tag and an unknown entity stay as written. Text that decoding produces is
+/// never read as markup again (`&lt;b&gt;` is the text `<b>`). White space at both ends is trimmed; white
+/// space inside is kept as written.
 public enum HTMLText {
-    /// The named character references decoded (HTML's most common ones; others stay as written).
-    static let namedEntities: [String: Unicode.Scalar] = [
-        "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}",
-        "copy": "\u{A9}", "reg": "\u{AE}", "trade": "\u{2122}", "hellip": "\u{2026}", "mdash": "\u{2014}",
-        "ndash": "\u{2013}", "lsquo": "\u{2018}", "rsquo": "\u{2019}", "ldquo": "\u{201C}", "rdquo": "\u{201D}",
-        "laquo": "\u{AB}", "raquo": "\u{BB}", "middot": "\u{B7}", "deg": "\u{B0}", "times": "\u{D7}",
-        "euro": "\u{20AC}", "pound": "\u{A3}", "yen": "\u{A5}", "cent": "\u{A2}", "sect": "\u{A7}",
-        "para": "\u{B6}", "bull": "\u{2022}",
-    ]
-
     /// Elements whose start and end are line breaks in the text.
     static let blockElements: Set<String> = [
         "p", "div", "blockquote", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "pre", "hr",
@@ -39,8 +31,8 @@ public enum HTMLText {
                 case .other:
                     break
                 }
-            } else if scalar == "&", let decoded = reader.readCharacterReference() {
-                text.append(decoded)
+            } else if scalar == "&", reader.readCharacterReference(into: &text) {
+                continue
             } else {
                 text.append(scalar)
                 reader.advance()
@@ -162,26 +154,39 @@ extension HTMLText {
             position = scalars.count
         }
 
-        /// Reads the character reference at `&` and returns its scalar; nil (reading nothing) when there is no
-        /// complete, known reference.
-        mutating func readCharacterReference() -> Unicode.Scalar? {
-            if peek(1) == "#" { return readNumericReference() }
-            var index = position + 1
-            var name = ""
-            while index < scalars.count, name.unicodeScalars.count < 10,
-                scalars[index].isASCIILetter || scalars[index].isASCIIDigit
+        /// Reads the character reference at `&`, appends what it stands for to `text` and returns true; false
+        /// (reading nothing) when there is none.
+        mutating func readCharacterReference(into text: inout String.UnicodeScalarView) -> Bool {
+            if peek(1) == "#" { return readNumericReference(into: &text) }
+            // The run read as a name (as `html.unescape` reads it): up to 32 scalars (the longest name, with its
+            // `;`) that are not white space, `<`, `&`, `#` or `;`, then a `;` if there is one.
+            let start = position + 1
+            var end = start
+            while end < scalars.count, end - start < 32, !scalars[end].endsReferenceName { end += 1 }
+            guard end > start else { return false }
+            if end < scalars.count, scalars[end] == ";" { end += 1 }
+            if HTMLEntities.append(named: scalars[start..<end], to: &text) {
+                position = end
+                return true
+            }
+            // NB: else the longest legacy name (one HTML reads without `;`) that the run starts with, the rest
+            // staying text: `&notit;` is `¬it;`, `&ampx` is `&x`. Names are letters and digits, of 2 or more.
+            var longest = 0
+            while start + longest < end - 1,
+                scalars[start + longest].isASCIILetter || scalars[start + longest].isASCIIDigit
             {
-                name.unicodeScalars.append(scalars[index])
-                index += 1
+                longest += 1
             }
-            guard index < scalars.count, scalars[index] == ";", let scalar = HTMLText.namedEntities[name] else {
-                return nil
+            for length in stride(from: longest, through: 2, by: -1) {
+                if HTMLEntities.append(named: scalars[start..<start + length], to: &text) {
+                    position = start + length
+                    return true
+                }
             }
-            position = index + 1
-            return scalar
+            return false
         }
 
-        private mutating func readNumericReference() -> Unicode.Scalar? {
+        private mutating func readNumericReference(into text: inout String.UnicodeScalarView) -> Bool {
             var index = position + 2
             let hex = index < scalars.count && (scalars[index] == "x" || scalars[index] == "X")
             if hex { index += 1 }
@@ -197,13 +202,36 @@ extension HTMLText {
                 digits += 1
                 index += 1
             }
-            guard digits > 0, index < scalars.count, scalars[index] == ";" else { return nil }
-            position = index + 1
-            // NB: as HTML does, NUL, surrogates and values past U+10FFFF become the replacement character.
-            guard !tooLarge, value != 0, let scalar = Unicode.Scalar(value) else { return "\u{FFFD}" }
-            return scalar
+            guard digits > 0 else { return false }
+            if index < scalars.count, scalars[index] == ";" { index += 1 }
+            position = index
+            // NB: past U+10FFFF the value stops growing (and so never overflows): it is then what it is.
+            if let scalar = HTMLText.numericReference(value) { text.append(scalar) }
+            return true
         }
     }
+
+    /// What `&#value;` stands for in text, by HTML's rules as Python's `html.unescape` applies them: NUL,
+    /// surrogates and values past U+10FFFF are U+FFFD; 0x80...0x9F are read as Windows-1252 (`&#150;` is `–`);
+    /// the other controls but tab, line feed, form feed and carriage return, and the noncharacters, are nil:
+    /// dropped, as `html.unescape` drops them (a browser would keep them).
+    static func numericReference(_ value: UInt32) -> Unicode.Scalar? {
+        switch value {
+        case 0, 0xD800...0xDFFF, 0x11_0000...: return "\u{FFFD}"
+        case 0x80...0x9F: return Unicode.Scalar(windows1252[Int(value - 0x80)])
+        case 0x01...0x08, 0x0B, 0x0E...0x1F, 0x7F, 0xFDD0...0xFDEF: return nil
+        case _ where value & 0xFFFE == 0xFFFE: return nil
+        default: return Unicode.Scalar(value)
+        }
+    }
+
+    /// The code points of bytes 0x80...0x9F in Windows-1252, which HTML gives numeric references in that range
+    /// (0x81, 0x8D, 0x8F, 0x90 and 0x9D, unassigned there, stand for themselves).
+    static let windows1252: [UInt16] = [
+        0x20AC, 0x81, 0x201A, 0x192, 0x201E, 0x2026, 0x2020, 0x2021, 0x2C6, 0x2030, 0x160, 0x2039, 0x152, 0x8D,
+        0x17D, 0x8F, 0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x2DC, 0x2122, 0x161, 0x203A,
+        0x153, 0x9D, 0x17E, 0x178,
+    ]
 }
 
 extension Unicode.Scalar {
@@ -213,6 +241,15 @@ extension Unicode.Scalar {
 
     fileprivate var isASCIIDigit: Bool {
         ("0"..."9").contains(self)
+    }
+
+    /// Whether this scalar ends the name of a character reference (HTML's rule, as Python's `html.unescape`
+    /// reads it).
+    fileprivate var endsReferenceName: Bool {
+        switch self {
+        case "\t", "\n", "\u{C}", " ", "<", "&", "#", ";": return true
+        default: return false
+        }
     }
 
     /// The value of this digit in `radix` (10 or 16), or nil.

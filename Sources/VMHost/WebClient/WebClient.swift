@@ -50,37 +50,52 @@ enum WebClient {
     static let cachedAssetPolicy = "public, max-age=3600"
 
     /// The page's `Content-Security-Policy`. Images: Flickr's photo hosts (`live.staticflickr.com`,
-    /// `farmN.staticflickr.com`), DummyJSON's thumbnails (`cdn.dummyjson.com`), this server, and any port on
-    /// the loopback address, where the embedded fake upstream serves its generated pictures (it listens on a
-    /// free port chosen at start-up); `data:` only for the page's empty icon.
-    static let contentSecurityPolicy = [
-        "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data: https://*.staticflickr.com https://cdn.dummyjson.com http://127.0.0.1:*",
-        "connect-src 'self'",
-        "base-uri 'none'",
-        "form-action 'none'",
-        "frame-ancestors 'none'",
-    ].joined(separator: "; ")
+    /// `farmN.staticflickr.com`), DummyJSON's thumbnails (`cdn.dummyjson.com`), this server, and, only when the
+    /// embedded fake upstream serves the photos' images, that fake's exact origin (`http://127.0.0.1:PORT`, a port
+    /// chosen at start-up); `data:` only for the page's empty icon. No other origin: in production no loopback
+    /// address, no plain `http`.
+    static func contentSecurityPolicy(fakeImageOrigin: String?) -> String {
+        let fake = fakeImageOrigin.map { " " + $0 } ?? ""
+        return [
+            "default-src 'none'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "img-src 'self' data: https://*.staticflickr.com https://cdn.dummyjson.com" + fake,
+            "connect-src 'self'",
+            "base-uri 'none'",
+            "form-action 'none'",
+            "frame-ancestors 'none'",
+        ].joined(separator: "; ")
+    }
 
-    /// Adds `GET /`, `GET /app.css` and `GET /app.js` (HEAD falls back to GET in the router).
+    /// The origin (`scheme://host[:port]`) of `url`, or nil when it has none.
+    static func origin(of url: String) -> String? {
+        guard let schemeEnd = url.firstRange(of: "://") else { return nil }
+        let rest = url[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.isEmpty else { return nil }
+        return String(url[..<schemeEnd.upperBound] + authority)
+    }
+
+    /// Adds `GET /`, `GET /app.css` and `GET /app.js` (HEAD falls back to GET in the router); `fakeImageOrigin`
+    /// is the embedded fake's origin when it serves the photos' images (see ``contentSecurityPolicy(fakeImageOrigin:)``).
     @LoopActor
-    static func register(on router: inout Router) {
-        router.on(.get, "/") { request in .response(response(for: htmlAsset, request: request)) }
-        router.on(.get, "/app.css") { request in .response(response(for: cssAsset, request: request)) }
-        router.on(.get, "/app.js") { request in .response(response(for: jsAsset, request: request)) }
+    static func register(on router: inout Router, fakeImageOrigin: String? = nil) {
+        let policy = contentSecurityPolicy(fakeImageOrigin: fakeImageOrigin)
+        router.on(.get, "/") { request in .response(response(for: htmlAsset, request: request, policy: policy)) }
+        router.on(.get, "/app.css") { request in .response(response(for: cssAsset, request: request, policy: policy)) }
+        router.on(.get, "/app.js") { request in .response(response(for: jsAsset, request: request, policy: policy)) }
     }
 
     /// `200` with the asset, or `304` when `If-None-Match` names its entity tag (or is `*`).
+    /// NB: no `X-Content-Type-Options` here: the server adds `nosniff` to every answer (its common headers).
     @LoopActor
-    static func response(for asset: Asset, request: HTTPRequest) -> HTTPResponse {
+    static func response(for asset: Asset, request: HTTPRequest, policy: String) -> HTTPResponse {
         let headers = [
             HTTPHeader("Content-Type", asset.contentType),
             HTTPHeader("Cache-Control", asset.cacheControl),
             HTTPHeader("ETag", asset.etag),
-            HTTPHeader("X-Content-Type-Options", "nosniff"),
-            HTTPHeader("Content-Security-Policy", contentSecurityPolicy),
+            HTTPHeader("Content-Security-Policy", policy),
         ]
         if let condition = request.header("If-None-Match"), matches(condition, etag: asset.etag) {
             return HTTPResponse(status: 304, headers: headers)

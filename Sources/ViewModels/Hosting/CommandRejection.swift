@@ -2,13 +2,16 @@ import JSON
 
 /// Why a command was refused before it changed anything.
 ///
-/// The host maps these to the API's errors: `400 invalid_field` and `409 command_disabled`.
+/// The host maps these to the API's errors: `400 invalid_field`, `409 command_disabled` and `429 rate_limited`.
 public enum CommandRejection: Error, Sendable, Equatable {
     /// A body field is missing or of the wrong type (`400 invalid_field`); `problem` completes
     /// "field 'name' …".
     case invalidField(_ field: String, _ problem: String)
     /// The command is disabled in the current state (`409 command_disabled`).
     case disabled(CommandDisabled)
+    /// The command would start an upstream load and the session's ``UpstreamBudget`` is empty
+    /// (`429 rate_limited`, with `Retry-After`).
+    case rateLimited(retryAfterSeconds: Int)
 
     /// `invalidField` for a field that must be a string.
     static func notAString(_ field: String) -> CommandRejection { .invalidField(field, "must be a string") }

@@ -27,6 +27,9 @@ public protocol HostedViewModel: AnyObject, SendableMetatype {
     /// Whether work is in flight (a load, a pending debounce).
     var isBusy: Bool { get }
 
+    /// The session's budget of upstream loads, which the commands that start one draw from (nil: none).
+    var upstreamBudget: UpstreamBudget? { get set }
+
     /// A tracker of the state for a host (given by an extension; a requirement so that each view model's
     /// conformance carries one specialised for its state type).
     func makeStateTracker() -> StateTracker

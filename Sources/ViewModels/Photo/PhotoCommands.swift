@@ -25,8 +25,10 @@ extension PhotoViewModel: HostedViewModel {
     public nonisolated static let commands: [ViewModelCommand<PhotoViewModel>] = [
         ViewModelCommand("open") { body throws(CommandRejection) in
             let command = try PhotoOpenCommand(body: body)
-            return { photo in
+            return { photo throws(CommandRejection) in
+                try UpstreamBudget.check(photo.upstreamBudget)
                 photo.open(photoID: command.photoId)
+                photo.upstreamBudget?.take()
                 return .accepted { [weak photo] in await photo?.waitUntilIdle() }
             }
         },

@@ -21,14 +21,16 @@ public final class PhotoViewModel {
     /// Called after every change of ``state``.
     public var onChange: (@LoopActor (PhotoState) -> Void)?
 
+    private let service: any FlickrService
     /// The two loads of an open.
     private enum Part {
         case detail, comments
     }
 
-    private let service: any FlickrService
-    private var loads: [Part: (task: Task<Void, Never>, id: Int)] = [:]
-    private var nextLoadID = 0
+    /// The session's budget of upstream loads (``UpstreamBudget``); nil: unlimited.
+    public var upstreamBudget: UpstreamBudget?
+    /// Each part's load, replacing its own in flight.
+    private var loads: [Part: LatestWins<Void>] = [.detail: LatestWins(), .comments: LatestWins()]
     private let idleWaiters = IdleWaiters()
 
     /// Creates the view model.
@@ -37,7 +39,7 @@ public final class PhotoViewModel {
     }
 
     /// Whether a load is in flight.
-    public var isBusy: Bool { !loads.isEmpty }
+    public var isBusy: Bool { loads.values.contains { $0.isRunning } }
 
     // MARK: Commands
 
@@ -94,39 +96,31 @@ public final class PhotoViewModel {
     // MARK: Loading
 
     private func cancelLoads() {
-        for load in loads.values { load.task.cancel() }
-        loads.removeAll()
+        for part in loads.keys { _ = loads[part]?.abandon() }
     }
 
     /// Starts the load of each Loadable of `state` that is loading.
     private func startLoads(of state: PhotoState) {
         if let photoID = state.detail.pendingRequest {
-            start(.detail) { [weak self, service] id in
+            loads[.detail]?.start(restoring: ()) { [weak self, service] id in
                 let outcome = await LoadOutcome.of { try await service.photoInfo(photoID: photoID) }
-                self?.finish(.detail, id: id, \.detail, outcome)
+                self?.finish(id, of: .detail, \.detail, outcome)
             }
         }
         if let photoID = state.comments.pendingRequest {
-            start(.comments) { [weak self, service] id in
+            loads[.comments]?.start(restoring: ()) { [weak self, service] id in
                 let outcome = await LoadOutcome.of { try await service.photoComments(photoID: photoID) }
-                self?.finish(.comments, id: id, \.comments, outcome)
+                self?.finish(id, of: .comments, \.comments, outcome)
             }
         }
     }
 
-    private func start(_ part: Part, _ operation: sending @escaping @LoopActor (Int) async -> Void) {
-        let id = nextLoadID
-        nextLoadID += 1
-        loads[part] = (Task { await operation(id) }, id)
-    }
-
     private func finish<Value>(
-        _ part: Part, id: Int, _ loadable: WritableKeyPath<PhotoState, Loadable<Value, String>>,
-        _ outcome: LoadOutcome<Value>
+        _ id: LatestWins<Void>.LoadID, of part: Part,
+        _ loadable: WritableKeyPath<PhotoState, Loadable<Value, String>>, _ outcome: LoadOutcome<Value>
     ) {
         // NB: a load that was cancelled or replaced must not touch the state, even if its result arrived.
-        guard let load = loads[part], load.id == id else { return }
-        loads[part] = nil
+        guard loads[part]?.finish(id) != nil else { return }
         var next = state
         let previous = next[keyPath: loadable].value
         switch outcome {
@@ -141,6 +135,6 @@ public final class PhotoViewModel {
             next[keyPath: loadable] = previous.map { .loaded($0) } ?? .idle
         }
         state = next
-        if loads.isEmpty { idleWaiters.resumeAll() }
+        if !isBusy { idleWaiters.resumeAll() }
     }
 }

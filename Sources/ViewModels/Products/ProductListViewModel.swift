@@ -20,8 +20,9 @@ public final class ProductListViewModel {
     public var onChange: (@LoopActor (ProductListState) -> Void)?
 
     private let service: any ProductService
-    private var inFlight: (task: Task<Void, Never>, restore: Loadable<ProductList, PageRequest>, id: Int)?
-    private var nextLoadID = 0
+    /// The session's budget of upstream loads (``UpstreamBudget``); nil: unlimited.
+    public var upstreamBudget: UpstreamBudget?
+    private var load = LatestWins<Loadable<ProductList, PageRequest>>()
     private let idleWaiters = IdleWaiters()
 
     /// Creates the view model.
@@ -38,7 +39,7 @@ public final class ProductListViewModel {
     /// Starts loading the next page.
     /// - Throws: ``CommandDisabled`` unless a page is loaded, `hasMore`, and nothing is loading.
     public func loadMore() throws(CommandDisabled) {
-        guard inFlight == nil else { throw CommandDisabled("a load is already in progress") }
+        guard !load.isRunning else { throw CommandDisabled("a load is already in progress") }
         guard let list = state.list.value else { throw CommandDisabled("no page is loaded yet; refresh first") }
         guard list.hasMore else { throw CommandDisabled("there are no more pages") }
         start(.nextPage(list.page + 1), restore: state.list, from: state.list)
@@ -52,11 +53,11 @@ public final class ProductListViewModel {
     }
 
     /// Whether a load is in flight.
-    public var isBusy: Bool { inFlight != nil }
+    public var isBusy: Bool { load.isRunning }
 
     /// Waits until no load is in flight (returns at once when idle).
     public func waitUntilIdle() async {
-        guard inFlight != nil else { return }
+        guard load.isRunning else { return }
         await idleWaiters.wait()
     }
 
@@ -90,35 +91,30 @@ public final class ProductListViewModel {
 
     /// Cancels the task in flight and returns the list value to restore (the one before that load).
     private func abandonInFlight() -> Loadable<ProductList, PageRequest> {
-        guard let inFlight else { return state.list }
-        inFlight.task.cancel()
-        self.inFlight = nil
-        return inFlight.restore
+        load.abandon() ?? state.list
     }
 
     private func start(
         _ request: PageRequest, restore: Loadable<ProductList, PageRequest>,
         from current: Loadable<ProductList, PageRequest>
     ) {
-        let id = nextLoadID
-        nextLoadID += 1
         let page: Int
         switch request {
         case .refresh: page = 1
         case .nextPage(let next): page = next
         }
-        let task = Task { [weak self, service] in
+        load.start(restoring: restore) { [weak self, service] id in
             let outcome = await LoadOutcome.of { try await service.fetchPage(page) }
-            self?.finish(id: id, request: request, outcome: outcome)
+            self?.finish(id, request: request, outcome: outcome)
         }
-        inFlight = (task, restore, id)
         state.list = .loading(request, previous: current.value)
     }
 
-    private func finish(id: Int, request: PageRequest, outcome: LoadOutcome<ProductPage>) {
-        // NB: a load that was cancelled or replaced must not touch the state, even if its result arrived.
-        guard let inFlight, inFlight.id == id else { return }
-        self.inFlight = nil
+    private func finish(
+        _ id: LatestWins<Loadable<ProductList, PageRequest>>.LoadID, request: PageRequest,
+        outcome: LoadOutcome<ProductPage>
+    ) {
+        guard let restore = load.finish(id) else { return }
         let previous = state.list.value
         var next = state
         switch outcome {
@@ -135,14 +131,14 @@ public final class ProductListViewModel {
             next.list = .failed(error, previous: previous)
             next.lastError = error
         case .cancelled:
-            next.list = inFlight.restore
+            next.list = restore
         }
         state = next
         resumeIdleWaiters()
     }
 
     private func resumeIdleWaiters() {
-        guard inFlight == nil else { return }
+        guard !load.isRunning else { return }
         idleWaiters.resumeAll()
     }
 }

@@ -77,20 +77,24 @@ extension SearchViewModel: HostedViewModel {
         ViewModelCommand("execute") { body throws(CommandRejection) in
             let command = try SearchExecuteCommand(body: body)
             return { search throws(CommandRejection) in
+                try UpstreamBudget.check(search.upstreamBudget)
                 do throws(CommandDisabled) {
                     try search.execute(text: command.text)
                 } catch {
                     throw .disabled(error)
                 }
+                search.upstreamBudget?.take()
                 return .accepted { [weak search] in await search?.waitUntilIdle() }
             }
         },
         ViewModelCommand("load-more") { search throws(CommandRejection) in
+            try UpstreamBudget.check(search.upstreamBudget)
             do throws(CommandDisabled) {
                 try search.loadMore()
             } catch {
                 throw .disabled(error)
             }
+            search.upstreamBudget?.take()
             return .accepted { [weak search] in await search?.waitUntilIdle() }
         },
         ViewModelCommand("cancel") { search in

@@ -8,8 +8,11 @@ import Services
 ///   when `canSearch`.
 /// - `execute` starts page 1; latest wins: a search in flight is cancelled first, down to its transfer.
 /// - `loadMore` appends the next page; `cancel` restores the results as they were before that search.
-/// - `visible` loads favorites and comments counts of the photos on screen, once per photo, a few at a
-///   time, cancelling loads of photos that scrolled away.
+/// - `visible` loads favorites and comments counts of the photos on screen, a few at a time, at most once
+///   per photo of the results shown (a load that failed is not tried again, and one in flight goes on when its
+///   photo scrolls away: its upstream calls are made anyway, and a scrolling loop would otherwise start them
+///   again and again). Photos still queued when they scroll away are not loaded.
+/// - A debounced search that finds the session's ``UpstreamBudget`` empty does not run: `lastError` says so.
 @LoopActor
 public final class SearchViewModel {
     /// How long typing must pause before an automatic search.
@@ -26,14 +29,16 @@ public final class SearchViewModel {
     public var onChange: (@LoopActor (SearchState) -> Void)?
 
     private let service: any FlickrService
+    /// The session's budget of upstream loads (``UpstreamBudget``); nil: unlimited.
+    public var upstreamBudget: UpstreamBudget?
     private let clock: any Clock<Duration>
-    private var search: (task: Task<Void, Never>, restore: Loadable<SearchResults, SearchRequest>, id: Int)?
-    private var nextSearchID = 0
+    private var search = LatestWins<Loadable<SearchResults, SearchRequest>>()
     private var debounce: Task<Void, Never>?
     private let idleWaiters = IdleWaiters()
     private let metadataWaiters = IdleWaiters()
 
-    private var metadataLoaded: Set<String> = []
+    /// Photos of the results whose metadata load started (loaded, failed or in flight).
+    private var metadataStarted: Set<String> = []
     private var metadataQueue: [String] = []
     private var metadataInFlight: [String: Task<Void, Never>] = [:]
 
@@ -47,7 +52,7 @@ public final class SearchViewModel {
     }
 
     /// Whether a search is in flight or a debounced search is pending.
-    public var isBusy: Bool { search != nil || debounce != nil }
+    public var isBusy: Bool { search.isRunning || debounce != nil }
 
     // MARK: Commands
 
@@ -85,7 +90,7 @@ public final class SearchViewModel {
     /// Loads the next page of the current results.
     /// - Throws: ``CommandDisabled`` unless results are shown, more pages exist and nothing is loading.
     public func loadMore() throws(CommandDisabled) {
-        guard search == nil else { throw CommandDisabled("a search is in progress") }
+        guard !search.isRunning else { throw CommandDisabled("a search is in progress") }
         guard let value = state.results.value else { throw CommandDisabled("there are no results to extend") }
         guard value.page < value.pages else { throw CommandDisabled("all \(value.pages) pages are loaded") }
         startSearch(SearchRequest(text: value.searchString, page: value.page + 1))
@@ -95,26 +100,18 @@ public final class SearchViewModel {
     public func cancel() {
         debounce?.cancel()
         debounce = nil
-        guard let search else { return }
-        search.task.cancel()
-        self.search = nil
-        state.results = search.restore
+        guard let restore = search.abandon() else { return }
+        state.results = restore
         idleWaiters.resumeAll()
     }
 
-    /// Loads favorites and comments counts for the photos on screen; loads for photos no longer listed
-    /// are cancelled, and photos already loaded are not loaded again.
+    /// Loads favorites and comments counts for the photos on screen that are in the results; a photo's load
+    /// starts at most once for the results shown, and queued photos no longer listed are dropped.
     public func visible(_ photoIDs: [String]) {
-        let wanted = Set(photoIDs)
-        for (id, task) in metadataInFlight where !wanted.contains(id) {
-            task.cancel()
-            metadataInFlight[id] = nil
-        }
         let known = Set(state.results.value?.photos.map(\.id) ?? [])
         var seen: Set<String> = []
         metadataQueue = photoIDs.filter { id in
-            known.contains(id) && !metadataLoaded.contains(id) && metadataInFlight[id] == nil
-                && seen.insert(id).inserted
+            known.contains(id) && !metadataStarted.contains(id) && seen.insert(id).inserted
         }
         pumpMetadata()
         if metadataInFlight.isEmpty && metadataQueue.isEmpty { metadataWaiters.resumeAll() }
@@ -162,7 +159,7 @@ public final class SearchViewModel {
             restored.results = restored.results.value.map { .loaded($0) } ?? .idle
         }
         state = restored
-        metadataLoaded = Set(
+        metadataStarted = Set(
             (restored.results.value?.photos ?? []).filter { $0.favorites != nil && $0.comments != nil }.map(\.id)
         )
         if let interrupted {
@@ -180,32 +177,35 @@ public final class SearchViewModel {
             idleWaiters.resumeAll()
             return
         }
+        if let budget = upstreamBudget, !budget.take() {
+            state.lastError = UpstreamError(
+                kind: .upstream,
+                message: "the automatic search did not run: the session has used its budget of searches for now; "
+                    + "search again in \(budget.secondsUntilToken) s",
+                status: 429)
+            idleWaiters.resumeAll()
+            return
+        }
         // NB: an automatic search is the same command as `execute`: latest wins.
         startSearch(SearchRequest(text: state.trimmedText, page: 1))
     }
 
     private func startSearch(_ request: SearchRequest) {
-        let restore: Loadable<SearchResults, SearchRequest>
-        if let search {
-            search.task.cancel()
-            restore = search.restore
-        } else {
-            restore = state.results
-        }
+        let restore = search.abandon() ?? state.results
         if request.page == 1 { resetMetadata() }
-        let id = nextSearchID
-        nextSearchID += 1
-        let task = Task { [weak self, service] in
+        search.start(restoring: restore) { [weak self, service] id in
             let outcome = await LoadOutcome.of { try await service.search(text: request.text, page: request.page) }
-            self?.finishSearch(id: id, request: request, outcome: outcome)
+            self?.finishSearch(id, request: request, outcome: outcome)
         }
-        search = (task, restore, id)
         state.results = .loading(request, previous: restore.value)
     }
 
-    private func finishSearch(id: Int, request: SearchRequest, outcome: LoadOutcome<FlickrSearchPage>) {
-        guard let search, search.id == id else { return }
-        self.search = nil
+    private func finishSearch(
+        _ id: LatestWins<Loadable<SearchResults, SearchRequest>>.LoadID, request: SearchRequest,
+        outcome: LoadOutcome<FlickrSearchPage>
+    ) {
+        // NB: a search that was cancelled or replaced must not touch the state, even if its result arrived.
+        guard let restore = search.finish(id) else { return }
         var next = state
         switch outcome {
         case .success(let page):
@@ -223,7 +223,7 @@ public final class SearchViewModel {
                 )
             } else {
                 var extended =
-                    search.restore.value
+                    restore.value
                     ?? SearchResults(
                         searchString: request.text, totalResults: page.total, page: 0, pages: 0, photos: [])
                 extended.photos += cells
@@ -235,10 +235,10 @@ public final class SearchViewModel {
             next.results = .loaded(results)
             next.lastError = nil
         case .failure(let error):
-            next.results = .failed(error, previous: search.restore.value)
+            next.results = .failed(error, previous: restore.value)
             next.lastError = error
         case .cancelled:
-            next.results = search.restore
+            next.results = restore
         }
         state = next
         if !isBusy { idleWaiters.resumeAll() }
@@ -259,13 +259,14 @@ public final class SearchViewModel {
         for task in metadataInFlight.values { task.cancel() }
         metadataInFlight.removeAll()
         metadataQueue.removeAll()
-        metadataLoaded.removeAll()
+        metadataStarted.removeAll()
         metadataWaiters.resumeAll()
     }
 
     private func pumpMetadata() {
         while metadataInFlight.count < Self.metadataConcurrency, !metadataQueue.isEmpty {
             let photoID = metadataQueue.removeFirst()
+            metadataStarted.insert(photoID)
             metadataInFlight[photoID] = Task { [weak self, service] in
                 async let favorites = service.favoritesCount(photoID: photoID)
                 async let comments = service.commentsCount(photoID: photoID)
@@ -279,7 +280,6 @@ public final class SearchViewModel {
         // NB: a load cancelled because the photo scrolled away (or a new search) must not write anything.
         guard metadataInFlight.removeValue(forKey: photoID) != nil else { return }
         if let counts {
-            metadataLoaded.insert(photoID)
             state.results = Self.settingMetadata(counts, of: photoID, in: state.results)
         }
         pumpMetadata()

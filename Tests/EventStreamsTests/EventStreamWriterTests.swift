@@ -1,6 +1,7 @@
 import EventLoop
 import EventStreams
 import Testing
+import VMHostTesting
 
 @Suite("Event stream writer")
 struct EventStreamWriterTests {

@@ -4,16 +4,24 @@ import JSON
 import JSONPatch
 
 /// One event as a client reads it: a `retry:` line on its own, or the fields of an event.
-struct ReadEvent: Equatable, CustomStringConvertible {
-    var retry: Int?
-    var id: String?
-    var event: String?
-    var data: String?
+public struct ReadEvent: Equatable, CustomStringConvertible, Sendable {
+    public var retry: Int?
+    public var id: String?
+    public var event: String?
+    public var data: String?
+
+    /// An event with these fields.
+    public init(retry: Int? = nil, id: String? = nil, event: String? = nil, data: String? = nil) {
+        self.retry = retry
+        self.id = id
+        self.event = event
+        self.data = data
+    }
 
     /// The data as JSON.
-    func json() throws -> JSONValue { try JSONParser.parse(data ?? "") }
+    public func json() throws -> JSONValue { try JSONParser.parse(data ?? "") }
 
-    var description: String {
+    public var description: String {
         if let retry { return "retry \(retry)" }
         return "\(event ?? "message") #\(id ?? "-") \(data ?? "")"
     }
@@ -21,24 +29,27 @@ struct ReadEvent: Equatable, CustomStringConvertible {
 
 /// An in-memory event sink: no socket; the test decides when writes are refused and when the reader drains.
 @LoopActor
-final class FakeEventSink: EventSink {
+public final class FakeEventSink: EventSink {
+    /// An open sink that accepts every write.
+    public init() {}
+
     /// How many more writes are accepted (nil: all of them).
-    var acceptedWrites: Int?
+    public var acceptedWrites: Int?
     /// Every write offered, accepted or not.
-    private(set) var writeAttempts = 0
+    public private(set) var writeAttempts = 0
     /// The shared chunks written, in order.
-    private(set) var chunks: [ServerSentEventChunk] = []
+    public private(set) var chunks: [ServerSentEventChunk] = []
     /// How many times ``end()`` ended the stream.
-    private(set) var endCount = 0
-    private(set) var isOpen = true
+    public private(set) var endCount = 0
+    public private(set) var isOpen = true
     private var written: [UInt8] = []
     private var read = 0
 
-    var onDrain: (@LoopActor () -> Void)?
-    var onClose: (@LoopActor () -> Void)?
+    public var onDrain: (@LoopActor () -> Void)?
+    public var onClose: (@LoopActor () -> Void)?
 
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         writeAttempts += 1
         guard isOpen else { return false }
         if let remaining = acceptedWrites {
@@ -50,29 +61,29 @@ final class FakeEventSink: EventSink {
     }
 
     @discardableResult
-    func send(_ chunk: ServerSentEventChunk) -> Bool {
+    public func send(_ chunk: ServerSentEventChunk) -> Bool {
         guard send(chunk.bytes) else { return false }
         chunks.append(chunk)
         return true
     }
 
-    func end() {
+    public func end() {
         guard isOpen else { return }
         endCount += 1
         closed()
     }
 
     /// The reader stops reading: every write is refused.
-    func stall() { acceptedWrites = 0 }
+    public func stall() { acceptedWrites = 0 }
 
     /// The reader catches up after taking `accepting` more writes (nil: all).
-    func drain(accepting: Int? = nil) {
+    public func drain(accepting: Int? = nil) {
         acceptedWrites = accepting
         onDrain?()
     }
 
     /// The client goes away.
-    func clientCloses() {
+    public func clientCloses() {
         guard isOpen else { return }
         closed()
     }
@@ -86,7 +97,7 @@ final class FakeEventSink: EventSink {
     }
 
     /// The events written since the last call, parsed as an EventSource does.
-    func takeEvents() -> [ReadEvent] {
+    public func takeEvents() -> [ReadEvent] {
         let text = String(decoding: written[read...], as: UTF8.self)
         read = written.count
         var events: [ReadEvent] = []
@@ -110,11 +121,16 @@ final class FakeEventSink: EventSink {
 }
 
 /// A view model's state as a client following a stream holds it.
-struct ClientState {
-    var state: JSONValue = nil
+public struct ClientState {
+    public var state: JSONValue = nil
+
+    /// A client holding `state` (nothing yet by default).
+    public init(state: JSONValue = nil) {
+        self.state = state
+    }
 
     /// Applies a `snapshot` or `patch` event.
-    mutating func apply(_ event: ReadEvent) throws {
+    public mutating func apply(_ event: ReadEvent) throws {
         if event.event?.hasSuffix("snapshot") == true {
             state = try event.json()
         } else {
