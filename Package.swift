@@ -29,6 +29,8 @@ let dynamicSymbols = [
 /// One target per concept; the folder tree under `Sources/` is the architecture (see README.md).
 let package = Package(
     name: "vmhost",
+    // Apple platforms build the client (VMHostClient uses Duration and Clock); Linux ignores this.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "vmhost", targets: ["vmhost"]),
         .library(name: "VMHost", targets: ["VMHost"]),
@@ -182,6 +184,60 @@ let package = Package(
         ),
     ]
 )
+
+/// The Swift client (`VMHostClient`, ../shared/CLIENT.md) and what only it needs: the OpenAPI runtime and its
+/// transports (AsyncHTTPClient on Linux, URLSession on Apple platforms), `vmhost-search` and their tests.
+/// NB: `VMHOST_SERVER_ONLY=1` leaves them out, so that the builds that test the server alone (scripts/sanitizers,
+/// scripts/fuzz, scripts/leak-check) do not build SwiftNIO and AsyncHTTPClient: minutes of every CI run.
+let serverOnly = Context.environment["VMHOST_SERVER_ONLY"].map { !$0.isEmpty && $0 != "0" } ?? false
+if !serverOnly {
+    let applePlatforms: [Platform] = [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst]
+    package.products += [
+        .library(name: "VMHostClient", targets: ["VMHostClient"]),
+        .executable(name: "vmhost-search", targets: ["vmhost-search"]),
+    ]
+    package.dependencies += [
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
+    ]
+    package.targets += [
+        // Generated/ is written by scripts/generate-client from Sources/VMHost/Resources/openapi.json
+        // (swift-openapi-generator, run outside the build: no plugin); scripts/check-generated-client checks it.
+        .target(
+            name: "VMHostClient",
+            dependencies: [
+                "JSON", "JSONPatch",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(
+                    name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
+                    condition: .when(platforms: [.linux])
+                ),
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])
+                ),
+                .product(
+                    name: "OpenAPIURLSession", package: "swift-openapi-urlsession",
+                    condition: .when(platforms: applePlatforms)
+                ),
+            ]
+        ),
+        // The thin terminal client of the search view model: VMHostClient's worked example.
+        .executableTarget(name: "vmhost-search", dependencies: ["VMHostClient"]),
+        .testTarget(
+            name: "VMHostClientTests",
+            dependencies: [
+                "VMHostClient", "VMHost", "VMHostTesting", "EventLoop", "FakeUpstream", "JSON", "JSONPatch",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+    ]
+}
 
 for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []

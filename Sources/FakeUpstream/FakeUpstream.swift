@@ -83,7 +83,8 @@ public final class FakeUpstream {
     /// The fake's own errors (`/_control`, unknown paths) as `{"error": {"code", "message"}}`: not any real
     /// upstream's format, only readable alike in tests.
     private static let errorResponder = HTTPErrorResponder { error in
-        .json(["error": ["code": .string(error.code), "message": .string(error.message)]], status: error.status)
+        .json(
+            ["error": ["code": .string(error.code.rawValue), "message": .string(error.message)]], status: error.status)
     }
 
     /// Stops serving.

@@ -22,7 +22,7 @@ public struct HTTPErrorResponder: Sendable {
     public static let plainText = HTTPErrorResponder { error in
         HTTPResponse(
             status: error.status, headers: [HTTPHeader("Content-Type", "text/plain; charset=utf-8")],
-            body: Array("\(error.code): \(error.message)\n".utf8)
+            body: Array("\(error.code.rawValue): \(error.message)\n".utf8)
         )
     }
 }

@@ -139,7 +139,7 @@ public final class HTTPRequest {
     private nonisolated static func jsonObject(_ value: JSONValue?) throws(HTTPError) -> JSONObject {
         guard let value else { return JSONObject() }
         guard let object = value.objectValue else {
-            throw HTTPError(status: 400, code: "invalid_json", message: "request body must be a JSON object")
+            throw HTTPError(status: 400, code: .invalidJSON, message: "request body must be a JSON object")
         }
         return object
     }

@@ -47,7 +47,7 @@ extension HTTPServer {
             error = tooLarge
         case 417:
             error = HTTPError(
-                status: 417, code: "expectation_failed", message: "the only expectation understood is 100-continue")
+                status: 417, code: .expectationFailed, message: "the only expectation understood is 100-continue")
         case 501:
             error = .methodNotImplemented
         default:

@@ -12,10 +12,10 @@ extension HTTPError {
     package init(_ rejection: CommandRejection) {
         switch rejection {
         case .invalidField(let field, let problem): self = .invalidField(field, problem)
-        case .disabled(let disabled): self.init(status: 409, code: "command_disabled", message: disabled.reason)
+        case .disabled(let disabled): self.init(status: 409, code: .commandDisabled, message: disabled.reason)
         case .rateLimited(let seconds):
             self.init(
-                status: 429, code: "rate_limited",
+                status: 429, code: .rateLimited,
                 message: "the session has used its budget of upstream loads for now; try again in \(seconds) s",
                 headers: [HTTPHeader("Retry-After", "\(seconds)")])
         }

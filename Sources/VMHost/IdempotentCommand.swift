@@ -26,7 +26,7 @@ enum IdempotentCommand {
         switch keys.begin(key, fingerprint: fingerprint(command: command, request: request)) {
         case .reused:
             throw HTTPError(
-                status: 422, code: "idempotency_key_reused",
+                status: 422, code: .idempotencyKeyReused,
                 message: "Idempotency-Key '\(key)' was used for another command or body on this session"
             )
         case .answered(let answer):
@@ -36,7 +36,7 @@ enum IdempotentCommand {
                 guard let answer = await keys.answer(for: key) else {
                     return HTTPErrorResponder.apiJSON.response(
                         for: HTTPError(
-                            status: 503, code: "overloaded", message: "the first request with this key did not finish",
+                            status: 503, code: .overloaded, message: "the first request with this key did not finish",
                             headers: [HTTPHeader("Retry-After", "1")]
                         )
                     )

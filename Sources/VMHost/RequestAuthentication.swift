@@ -57,7 +57,7 @@ final class RequestAuthentication {
     /// `401 unauthorized` with `WWW-Authenticate: Bearer error="invalid_token"`.
     static func unauthorized(_ message: String) -> HTTPError {
         HTTPError(
-            status: 401, code: "unauthorized", message: message,
+            status: 401, code: .unauthorized, message: message,
             headers: [HTTPHeader("WWW-Authenticate", #"Bearer error="invalid_token""#)]
         )
     }

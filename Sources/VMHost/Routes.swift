@@ -100,7 +100,7 @@ final class Routes {
     private func createSession(owner: String?) throws(HTTPError) -> HTTPHandlerResult {
         if let owner, let authentication, sessions.count(ownedBy: owner) >= authentication.maxSessionsPerSubject {
             throw HTTPError(
-                status: 429, code: "too_many_sessions",
+                status: 429, code: .tooManySessions,
                 message:
                     "this subject holds its maximum of \(authentication.maxSessionsPerSubject) sessions; delete one or "
                     + "let one expire",
@@ -112,7 +112,7 @@ final class Routes {
             session = try sessions.create(owner: owner)
         } catch {
             throw HTTPError(
-                status: 429, code: "too_many_sessions",
+                status: 429, code: .tooManySessions,
                 message: "the server holds its maximum of \(error.limit) sessions; try again later",
                 headers: [HTTPHeader("Retry-After", "5")]
             )
@@ -299,7 +299,7 @@ final class Routes {
     private func admitStream(_ session: Session) throws(HTTPError) {
         guard session.openStreams >= maxStreamsPerSession else { return }
         throw HTTPError(
-            status: 429, code: "too_many_streams",
+            status: 429, code: .tooManyStreams,
             message: "the session has its maximum of \(maxStreamsPerSession) open event streams; close one first",
             headers: [HTTPHeader("Retry-After", "5")])
     }
@@ -323,7 +323,7 @@ final class Routes {
 
     static func sessionNotFound(_ id: String) -> HTTPError {
         HTTPError(
-            status: 404, code: "session_not_found",
+            status: 404, code: .sessionNotFound,
             message: "no session '\(id)': it never existed, expired or was deleted")
     }
 }

@@ -359,11 +359,11 @@ struct FuzzCase {
 
     /// An error answer: 4xx, the expected code, and a body in the API's format.
     private static func checkError(_ error: HTTPError, code: String) {
-        check((400..<500).contains(error.status) && error.code == code, "unexpected error \(error)")
+        check((400..<500).contains(error.status) && error.code.rawValue == code, "unexpected error \(error)")
         let response = HTTPErrorResponder.apiJSON.response(for: error)
         check(response.status == error.status, "error response status \(response.status)")
         check(response.header("Content-Type") == "application/json", "error response is not JSON")
-        let expected: JSONValue = ["error": ["code": .string(error.code), "message": .string(error.message)]]
+        let expected: JSONValue = ["error": ["code": .string(error.code.rawValue), "message": .string(error.message)]]
         check((try? JSONParser.parse(response.body)) == expected, "error body \(response.body) is not the error")
     }
 

@@ -20,7 +20,7 @@ struct HTTPErrorResponderTests {
         let responder = HTTPErrorResponder { error in
             HTTPResponse(
                 status: error.status, headers: [HTTPHeader("Content-Type", "application/problem+json")],
-                body: Array(#"{"type":"\#(error.code)","status":\#(error.status)}"#.utf8)
+                body: Array(#"{"type":"\#(error.code.rawValue)","status":\#(error.status)}"#.utf8)
             )
         }
         let (server, _) = makeServer(HTTPServerConfiguration(port: 0, errorResponder: responder))

@@ -218,13 +218,13 @@ struct AuthenticationTests {
     }
 
     @Test func aStreamEndsWithReauthAtExpiryAndAResumeMissesNothing() async throws {
-        let clock = TestWallClock()
         let expires = Self.now
-        // The token has 0.8 s left of its leeway when the stream opens.
-        clock.set(expires + TokenVerifier.leeway - 0.8)
+        // The token has 2 s left of its leeway when the stream opens: the stream ends 2 s (real time) later.
+        let clock = TestWallClock(expires + TokenVerifier.leeway - 2)
         try await Self.withHS256App(clock: clock) { app in
             let fresh = Self.bearer(Self.token("alice", expires: Self.now + 3600))
             let id = try #require(try await app.client.post("/v1/sessions", headers: fresh).json?["id"]?.stringValue)
+            let opened = ContinuousClock.now
             let stream = try await TestEventStream(
                 port: app.port, path: "/v1/sessions/\(id)/search/events",
                 headers: Self.bearer(Self.token("alice", expires: expires)))
@@ -239,9 +239,10 @@ struct AuthenticationTests {
             let reauth = try #require(try await stream.next())
             #expect(reauth.event == "reauth")
             #expect(reauth.json == ["reason": "token_expired"])
+            #expect(ContinuousClock.now - opened >= .milliseconds(1900), "not before exp plus the leeway")
             #expect(try await stream.hasEnded())
             // The stream of every view model ends the same way.
-            clock.set(expires + TokenVerifier.leeway - 0.5)
+            clock.set(expires + TokenVerifier.leeway - 1)
             let all = try await TestEventStream(
                 port: app.port, path: "/v1/sessions/\(id)/events",
                 headers: Self.bearer(Self.token("alice", expires: expires)))

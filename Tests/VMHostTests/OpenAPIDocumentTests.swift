@@ -6,6 +6,10 @@ import Testing
 import VMHost
 import VMHostTesting
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The served OpenAPI document: valid JSON, OpenAPI 3.1, the file it is kept in, and in step with the router.
 @Suite("OpenAPI document")
 struct OpenAPIDocumentTests {
@@ -176,5 +180,78 @@ struct OpenAPIDocumentTests {
             #expect(target != nil, "\(reference) does not resolve")
         }
         #expect(Set(operationIDs).count == operationIDs.count, "duplicate operationId")
+    }
+}
+
+/// ``APIErrorCode`` is the one list of error codes: the OpenAPI document names exactly these (in the `Error`
+/// schema's list and in the code enums of its responses), and the web client switches on no other.
+@Suite("Error codes")
+struct ErrorCodeTests {
+    static let root = String(#filePath.dropLast("Tests/VMHostTests/OpenAPIDocumentTests.swift".count))
+
+    @Test func theOpenAPIDocumentNamesExactlyTheServersCodes() throws {
+        let path = Self.root + "Sources/VMHost/Resources/openapi.json"
+        let document = try JSONParser.parse(try #require(Self.read(path), "cannot read \(path)"))
+        let codes = Set(APIErrorCode.allCases.map(\.rawValue))
+        let errorSchema = try #require(document["components"]?["schemas"]?["Error"]?["description"]?.stringValue)
+        #expect(Self.backquoted(errorSchema).filter { $0.contains("_") || codes.contains($0) } == codes)
+        var enumerated: Set<String> = []
+        Self.collectCodeEnums(document, into: &enumerated)
+        #expect(!enumerated.isEmpty)
+        #expect(enumerated.subtracting(codes).isEmpty, "codes in the document the server never answers")
+    }
+
+    @Test func theWebClientSwitchesOnlyOnTheServersCodes() throws {
+        let path = Self.root + "Sources/VMHost/Resources/web/app.js"
+        let script = String(decoding: try #require(Self.read(path), "cannot read \(path)"), as: UTF8.self)
+        let codes = Set(APIErrorCode.allCases.map(\.rawValue))
+        // Every double-quoted snake_case literal of the script ("session_not_found") is taken for an error code.
+        let characters = Array(script.unicodeScalars)
+        var snakeCase: [String] = []
+        var index = 0
+        while index < characters.count {
+            defer { index += 1 }
+            guard characters[index] == "\"" else { continue }
+            var end = index + 1
+            while end < characters.count, characters[end] == "_" || ("a"..."z").contains(characters[end]) { end += 1 }
+            let word = String(String.UnicodeScalarView(characters[(index + 1)..<end]))
+            if end < characters.count, characters[end] == "\"", word.contains("_") { snakeCase.append(word) }
+        }
+        #expect(!snakeCase.isEmpty)
+        #expect(Set(snakeCase).subtracting(codes).isEmpty, "codes the web client expects that the server never sends")
+    }
+
+    /// The words in backquotes of `text`.
+    static func backquoted(_ text: String) -> Set<String> {
+        Set(
+            text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }
+                .map { String($0.element) })
+    }
+
+    /// Every string in an `enum` of a `code` property, anywhere in the document.
+    static func collectCodeEnums(_ value: JSONValue, into codes: inout Set<String>) {
+        if let object = value.objectValue {
+            for (key, member) in object {
+                if key == "code", let values = member["enum"]?.arrayValue {
+                    codes.formUnion(values.compactMap(\.stringValue))
+                }
+                collectCodeEnums(member, into: &codes)
+            }
+        } else if let array = value.arrayValue {
+            for element in array { collectCodeEnums(element, into: &codes) }
+        }
+    }
+
+    static func read(_ path: String) -> [UInt8]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+        return bytes
     }
 }

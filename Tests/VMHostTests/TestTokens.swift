@@ -115,15 +115,20 @@ enum TestTokens {
     }
 }
 
-/// The time tokens are judged by in a test: real time plus what the test has skipped.
+/// The time tokens are judged by in a test: stopped at the time the test sets, so that how long a loaded machine
+/// takes between two steps never decides whether a token is still valid. (The server's timers run in real time.)
 final class TestWallClock: Sendable {
-    private let offset = Mutex(0.0)
+    private let time: Mutex<Double>
+
+    init(_ time: Double) {
+        self.time = Mutex(time)
+    }
 
     /// Now, as the server sees it.
-    var now: Double { WallClock.now() + offset.withLock { $0 } }
+    var now: Double { time.withLock { $0 } }
 
-    /// Moves the clock to `time`.
+    /// Sets the clock to `time`.
     func set(_ time: Double) {
-        offset.withLock { $0 = time - WallClock.now() }
+        self.time.withLock { $0 = time }
     }
 }

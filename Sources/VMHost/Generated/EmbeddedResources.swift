@@ -1584,7 +1584,7 @@ enum EmbeddedResources {
     "schemas": {
       "Error": {
         "type": "object",
-        "description": "Every error answer: `{\"error\": {\"code\", \"message\"}}`. Codes: `invalid_json`, `invalid_field`, `invalid_path` (400), `session_not_found`, `not_found` (404), `method_not_allowed` (405), `command_disabled` (409), `body_too_large` (413), `unsupported_media_type` (415), `too_many_sessions` (429), `overloaded` (503) and `internal_error` (500, a bug).",
+        "description": "Every error answer: `{\"error\": {\"code\", \"message\"}}`. Codes: `invalid_json`, `invalid_field`, `invalid_path`, `invalid_request` (400), `unauthorized` (401), `forbidden_origin` (403), `session_not_found`, `not_found` (404), `method_not_allowed` (405), `command_disabled` (409), `body_too_large` (413), `unsupported_media_type` (415), `expectation_failed` (417), `idempotency_key_reused` (422), `too_many_sessions`, `too_many_streams`, `rate_limited` (429), `internal_error` (500, a bug), `method_not_implemented` (501) and `overloaded` (503).",
         "required": [
           "error"
         ],
@@ -1615,8 +1615,11 @@ enum EmbeddedResources {
         "additionalProperties": false
       },
       "UpstreamError": {
-        "type": "object",
-        "description": "An upstream failure as the view models report it (API.md calls it the Error object).",
+        "type": [
+          "object",
+          "null"
+        ],
+        "description": "An upstream failure as the view models report it (API.md calls it the Error object); null where there is none.",
         "required": [
           "kind",
           "message",
@@ -1654,9 +1657,9 @@ enum EmbeddedResources {
         },
         "additionalProperties": false
       },
-      "Loadable": {
+      "SearchResultsLoadable": {
         "type": "object",
-        "description": "A value loaded from upstream: one status instead of flags that could contradict each other.",
+        "description": "The search results as they load: one status instead of flags that could contradict each other.",
         "required": [
           "status",
           "value",
@@ -1673,17 +1676,75 @@ enum EmbeddedResources {
             ]
           },
           "value": {
+            "$ref": "#/components/schemas/SearchResults",
             "description": "The loaded value; while `loading` or after `failed`, the previous one (null when there is none)."
           },
           "error": {
-            "anyOf": [
-              {
-                "$ref": "#/components/schemas/UpstreamError"
-              },
-              {
-                "type": "null"
-              }
+            "$ref": "#/components/schemas/UpstreamError",
+            "description": "The failure when `status` is `failed`, else null."
+          }
+        },
+        "additionalProperties": false
+      },
+      "PhotoDetailLoadable": {
+        "type": "object",
+        "description": "A photo's details as they load.",
+        "required": [
+          "status",
+          "value",
+          "error"
+        ],
+        "properties": {
+          "status": {
+            "type": "string",
+            "enum": [
+              "idle",
+              "loading",
+              "loaded",
+              "failed"
+            ]
+          },
+          "value": {
+            "$ref": "#/components/schemas/PhotoDetail",
+            "description": "The loaded value; while `loading` or after `failed`, the previous one (null when there is none)."
+          },
+          "error": {
+            "$ref": "#/components/schemas/UpstreamError",
+            "description": "The failure when `status` is `failed`, else null."
+          }
+        },
+        "additionalProperties": false
+      },
+      "PhotoCommentsLoadable": {
+        "type": "object",
+        "description": "A photo's comments as they load.",
+        "required": [
+          "status",
+          "value",
+          "error"
+        ],
+        "properties": {
+          "status": {
+            "type": "string",
+            "enum": [
+              "idle",
+              "loading",
+              "loaded",
+              "failed"
+            ]
+          },
+          "value": {
+            "type": [
+              "array",
+              "null"
             ],
+            "items": {
+              "$ref": "#/components/schemas/PhotoComment"
+            },
+            "description": "The loaded value; while `loading` or after `failed`, the previous one (null when there is none)."
+          },
+          "error": {
+            "$ref": "#/components/schemas/UpstreamError",
             "description": "The failure when `status` is `failed`, else null."
           }
         },
@@ -1728,8 +1789,11 @@ enum EmbeddedResources {
         "additionalProperties": false
       },
       "SearchResults": {
-        "type": "object",
-        "description": "The results of one search text, all pages loaded so far.",
+        "type": [
+          "object",
+          "null"
+        ],
+        "description": "The results of one search text, all pages loaded so far; null while there is none.",
         "required": [
           "searchString",
           "totalResults",
@@ -1824,25 +1888,7 @@ enum EmbeddedResources {
             "description": "A search (any page) is in flight."
           },
           "results": {
-            "allOf": [
-              {
-                "$ref": "#/components/schemas/Loadable"
-              },
-              {
-                "properties": {
-                  "value": {
-                    "anyOf": [
-                      {
-                        "$ref": "#/components/schemas/SearchResults"
-                      },
-                      {
-                        "type": "null"
-                      }
-                    ]
-                  }
-                }
-              }
-            ]
+            "$ref": "#/components/schemas/SearchResultsLoadable"
           },
           "canLoadMore": {
             "type": "boolean",
@@ -1857,14 +1903,7 @@ enum EmbeddedResources {
             "description": "Most recent first, unique by `searchString`."
           },
           "lastError": {
-            "anyOf": [
-              {
-                "$ref": "#/components/schemas/UpstreamError"
-              },
-              {
-                "type": "null"
-              }
-            ],
+            "$ref": "#/components/schemas/UpstreamError",
             "description": "The most recent failure; cleared by the next successful load."
           }
         },
@@ -1951,14 +1990,7 @@ enum EmbeddedResources {
             "type": "boolean"
           },
           "lastError": {
-            "anyOf": [
-              {
-                "$ref": "#/components/schemas/UpstreamError"
-              },
-              {
-                "type": "null"
-              }
-            ],
+            "$ref": "#/components/schemas/UpstreamError",
             "description": "The most recent failure; cleared by the next successful load."
           }
         },
@@ -2102,8 +2134,11 @@ enum EmbeddedResources {
         "additionalProperties": true
       },
       "PhotoDetail": {
-        "type": "object",
-        "description": "A photo's details, from `flickr.photos.getInfo`.",
+        "type": [
+          "object",
+          "null"
+        ],
+        "description": "A photo's details, from `flickr.photos.getInfo`; null while there is none.",
         "required": [
           "id",
           "title",
@@ -2218,61 +2253,15 @@ enum EmbeddedResources {
             "description": "The open photo; null when none is open."
           },
           "detail": {
-            "allOf": [
-              {
-                "$ref": "#/components/schemas/Loadable"
-              },
-              {
-                "properties": {
-                  "value": {
-                    "anyOf": [
-                      {
-                        "$ref": "#/components/schemas/PhotoDetail"
-                      },
-                      {
-                        "type": "null"
-                      }
-                    ]
-                  }
-                }
-              }
-            ],
+            "$ref": "#/components/schemas/PhotoDetailLoadable",
             "description": "From `flickr.photos.getInfo`; a Flickr `stat: fail` (such as code 1, photo not found) fails it as `business`."
           },
           "comments": {
-            "allOf": [
-              {
-                "$ref": "#/components/schemas/Loadable"
-              },
-              {
-                "properties": {
-                  "value": {
-                    "anyOf": [
-                      {
-                        "type": "array",
-                        "items": {
-                          "$ref": "#/components/schemas/PhotoComment"
-                        }
-                      },
-                      {
-                        "type": "null"
-                      }
-                    ]
-                  }
-                }
-              }
-            ],
+            "$ref": "#/components/schemas/PhotoCommentsLoadable",
             "description": "From `flickr.photos.comments.getList`, oldest first; a photo without comments is an empty list."
           },
           "lastError": {
-            "anyOf": [
-              {
-                "$ref": "#/components/schemas/UpstreamError"
-              },
-              {
-                "type": "null"
-              }
-            ],
+            "$ref": "#/components/schemas/UpstreamError",
             "description": "The most recent failure of either load."
           }
         },
