@@ -230,8 +230,8 @@ if !serverOnly {
         .testTarget(
             name: "VMHostClientTests",
             dependencies: [
-                "VMHostClient", "VMHost", "VMHostTesting", "EventLoop", "FakeUpstream", "JSON", "JSONPatch",
-                .product(name: "Logging", package: "swift-log"),
+                "VMHostClient", "VMHost", "VMHostTesting", "EventLoop", "FakeUpstream", "JSON", "JSONPatch", "Auth",
+                "CCryptoTesting", .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

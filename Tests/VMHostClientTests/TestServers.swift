@@ -17,10 +17,11 @@ struct InProcessServer {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     @LoopActor
-    static func start() throws -> InProcessServer {
+    static func start(_ configure: (inout VMHostConfiguration) -> Void = { _ in }) throws -> InProcessServer {
         var configuration = VMHostConfiguration()
         configuration.port = 0
         configuration.logLevel = .warning
+        configure(&configuration)
         var logger = Logger(label: "vmhost-client-test")
         logger.logLevel = .warning
         let application = VMHostApplication(
