@@ -17,7 +17,7 @@ let hotCodeLayout = [
 /// look up there (docs/performance.md, tenth stop). `-static-stdlib` links with `--export-dynamic`, which
 /// listed every public symbol of vmhost's modules and their packages (~4,300): 380 KB of symbol table and names,
 /// resident because the loader searches the executable first for every symbol a library binds. The ones that
-/// stay: those a library the link sees refers to (the functions `CLibeventShims` defines again, jemalloc's
+/// stay: those a library the link sees refers to (the functions `CLibeventOverrides` defines again, jemalloc's
 /// `malloc_conf`), and GnuTLS's `_gnutls_global_init_skip` (`CLibraryOptions`), which the link cannot see:
 /// GnuTLS is a dependency of libcurl's dependencies.
 let dynamicSymbols = [
@@ -51,6 +51,10 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "CHiredisShims", dependencies: ["CHiredis", "CLibevent"]),
         .target(name: "CLibeventShims", dependencies: ["CLibevent"]),
+        // The functions libevent (and glibc, for libevent) call that the executable defines again, in one place:
+        // four speed tricks and the JSON form of evhttp's own errors, each falling back to libevent's own function
+        // on any libevent but the one they were written for (docs/performance.md, docs/reliability.md).
+        .target(name: "CLibeventOverrides", dependencies: ["CLibevent", "CLibeventShims"]),
         // OpenSSL's libcrypto behind typed functions: digests (session ids in Redis, logs and the proxy) and JWT
         // signature checks. libcrypto is loaded anyway, through libcurl's TLS.
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
@@ -73,7 +77,7 @@ let package = Package(
         .target(
             name: "HTTPServer",
             dependencies: [
-                "CLibevent", "CLibeventShims", "EventLoop", "EventStreams", "JSON",
+                "CLibevent", "CLibeventShims", "CLibeventOverrides", "EventLoop", "EventStreams", "JSON",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -152,7 +156,7 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [
-                "HTTPServer", "CLibevent", "CLibeventShims", "EventLoop", "JSON", "VMHostTesting",
+                "HTTPServer", "CLibevent", "CLibeventShims", "CLibeventOverrides", "EventLoop", "JSON", "VMHostTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

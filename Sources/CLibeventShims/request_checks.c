@@ -1,10 +1,5 @@
-// NB: first, for RTLD_NEXT.
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include "CLibeventShims.h"
 
-#include <dlfcn.h>
 #include <event2/http.h>
 #include <event2/http_struct.h>
 #include <event2/keyvalq_struct.h>
@@ -63,30 +58,6 @@ const char *vmh_evhttp_request_framing_error(const struct evhttp_request *req) {
         return "Transfer-Encoding in a request older than HTTP/1.1";
     }
     return NULL;
-}
-
-static vmh_send_error_hook vmh_error_hook = NULL;
-
-void vmh_set_send_error_hook(vmh_send_error_hook hook) {
-    vmh_error_hook = hook;
-}
-
-void evhttp_send_error(struct evhttp_request *req, int error, const char *reason) {
-    if (vmh_error_hook != NULL && vmh_error_hook(req, error) != 0) return;
-    typedef void (*send_error_function)(struct evhttp_request *, int, const char *);
-    static send_error_function libevent_send_error = NULL;
-    if (libevent_send_error == NULL) {
-        libevent_send_error = (send_error_function)dlsym(RTLD_NEXT, "evhttp_send_error");
-    }
-    if (libevent_send_error != NULL) {
-        libevent_send_error(req, error, reason);
-    } else if (req->evcon != NULL) {
-        evhttp_connection_free(req->evcon);
-    }
-}
-
-void *vmh_evhttp_send_error_definition(void) {
-    return (void *)&evhttp_send_error;
 }
 
 int vmh_evhttp_request_body_is_chunked(const struct evhttp_request *req) {

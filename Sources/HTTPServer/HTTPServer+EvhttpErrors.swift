@@ -1,10 +1,11 @@
 import CLibevent
+import CLibeventOverrides
 import CLibeventShims
 import EventLoop
 
 /// The errors evhttp answers itself (`evhttp_send_error`, an HTML page): a head it cannot parse, a body over
 /// ``HTTPServerConfiguration/maxBodySize`` (refused from its `Content-Length`, before it is read), a broken
-/// chunk, an `Expect` it does not know. vmhost's `evhttp_send_error` (`request_checks.c`) hands them to the
+/// chunk, an `Expect` it does not know. vmhost's `evhttp_send_error` (`CLibeventOverrides`, `send_error.c`) hands them to the
 /// server of the request's connection, which answers with its configured error format and closes the
 /// connection, as evhttp would have.
 extension HTTPServer {

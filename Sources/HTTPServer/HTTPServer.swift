@@ -138,6 +138,14 @@ public final class HTTPServer {
             }, context)
         evhttp_set_gencb(http, serverHandleRequest, context)
         Self.register(http, self)
+        if !LibeventOverrides.isActive {
+            logger.warning(
+                "libevent is not the release vmhost's overrides were written for: its own functions run (slower, and its own errors are HTML pages)",
+                metadata: [
+                    "libevent": "\(LibeventOverrides.libeventVersion)",
+                    "written for": "\(LibeventOverrides.writtenFor)",
+                ])
+        }
         boundSocket = evhttp_bind_listener(http, listener.pointer)
         port = listener.port
         deadlines.start()

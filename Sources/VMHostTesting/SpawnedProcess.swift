@@ -8,9 +8,10 @@ public final class SpawnedProcess: @unchecked Sendable {
     public let pid: pid_t
 
     /// Starts `path`; with `standardOutput` or `standardError`, that stream goes to that file (created or
-    /// truncated), else it is this process's.
+    /// truncated), else it is this process's. `environment` is added to this process's environment.
     public init(
-        _ path: String, _ arguments: [String], standardOutput: String? = nil, standardError: String? = nil
+        _ path: String, _ arguments: [String], standardOutput: String? = nil, standardError: String? = nil,
+        environment: [String: String] = [:]
     ) throws {
         var pid = pid_t()
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
@@ -33,7 +34,16 @@ public final class SpawnedProcess: @unchecked Sendable {
                 posix_spawn_file_actions_addclose(&actions, descriptor)
             }
         }
-        let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        var inherited: [UnsafeMutablePointer<CChar>?] = []
+        var entry = environ
+        while let variable = entry.pointee {
+            let name = String(cString: variable).prefix { $0 != "=" }
+            if environment[String(name)] == nil { inherited.append(strdup(variable)) }
+            entry += 1
+        }
+        let envp = inherited + environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard result == 0 else { throw TestClientError("posix_spawn \(path) failed: \(result)") }
         self.pid = pid
     }

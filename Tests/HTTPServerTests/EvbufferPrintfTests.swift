@@ -1,4 +1,5 @@
 import CLibevent
+import CLibeventOverrides
 import CLibeventShims
 import Testing
 

@@ -1,3 +1,4 @@
+import CLibeventOverrides
 import CLibeventShims
 import Testing
 

@@ -17,8 +17,6 @@ struct ExecutableTests {
         return path + "/.build/debug/vmhost"
     }
 
-    /// Starts vmhost on a port it picks itself (`--port 0`, so no other test can take it first) and reads
-    /// the port from its `vmhost listening` log line.
     /// Writes `json` to a fresh configuration file (the caller unlinks it) and returns its path.
     static func writeConfig(_ json: String) throws -> String {
         let path = "/tmp/vmhost-test-config-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json"
@@ -28,16 +26,27 @@ struct ExecutableTests {
         return path
     }
 
+    /// Starts vmhost on a port it picks itself (`--port 0`, so no other test can take it first) and reads
+    /// the port from its `vmhost listening` log line.
     static func startVMHost(_ arguments: [String]) async throws -> (SpawnedProcess, Int) {
+        let (process, port, _) = try await startVMHost(arguments, environment: [:])
+        return (process, port)
+    }
+
+    /// ``startVMHost(_:)`` with `environment` added to the process's, also returning what it logged up to then.
+    static func startVMHost(
+        _ arguments: [String], environment: [String: String]
+    ) async throws -> (SpawnedProcess, Int, String) {
         let log = "/tmp/vmhost-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         defer { unlink(log) }
         let process = try SpawnedProcess(
-            binary, ["--port", "0", "--log-level", "info"] + arguments, standardError: log)
+            binary, ["--port", "0", "--log-level", "info"] + arguments, standardError: log, environment: environment)
         for _ in 0..<200 {
             let prefix = "address=127.0.0.1:"
-            let words = ((try? String(contentsOfLog: log)) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" })
+            let text = (try? String(contentsOfLog: log)) ?? ""
+            let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
             if let word = words.first(where: { $0.hasPrefix(prefix) }), let port = Int(word.dropFirst(prefix.count)) {
-                return (process, port)
+                return (process, port, text)
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -156,6 +165,31 @@ struct ExecutableTests {
         let (status, exited) = try await exit.value
         #expect(status == 0)
         #expect(exited - started < .seconds(5))
+    }
+
+    /// The libevent overrides (`Sources/CLibeventOverrides`) run on the libevent they were written for, and fall back
+    /// to libevent's own functions otherwise: forced off here (`VMHOST_LIBEVENT_OVERRIDES=off`, what another
+    /// libevent release does), vmhost says so and still serves (headers found, versions read), and evhttp's own
+    /// refusals are its HTML pages again; on, they are the API's JSON.
+    @Test(.enabled(if: access(ExecutableTests.binary, X_OK) == 0))
+    func theLibeventOverridesFallBackToLibeventsOwnFunctions() async throws {
+        for active in [true, false] {
+            let (process, port, log) = try await Self.startVMHost(
+                [], environment: active ? [:] : ["VMHOST_LIBEVENT_OVERRIDES": "off"])
+            #expect(log.contains("libevent is not the release vmhost's overrides were written for") == !active)
+            let client = TestHTTPClient(port: port)
+            #expect(try await client.get("/healthz").status == 200)
+            let created = try await client.post("/v1/sessions", headers: [("Content-Type", "application/json")])
+            #expect(created.status == 201)
+            let raw = try await RawConnection.open(port: port)
+            try await raw.send(Array("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n".utf8))
+            let refusal = try await raw.response(method: "POST")
+            raw.close()
+            #expect(refusal.status == 413)
+            #expect(refusal.header("Content-Type")?.hasPrefix(active ? "application/json" : "text/html") == true)
+            process.signal(SIGTERM)
+            #expect(try await offPool { process.waitForExit() } == 0)
+        }
     }
 
     @Test(.enabled(if: access(ExecutableTests.binary, X_OK) == 0))

@@ -95,19 +95,6 @@ int vmh_evhttp_add_header_lines(struct evkeyvalq *headers, struct vmh_header_lin
 /// Frees the bytes of `lines`.
 void vmh_header_lines_free(struct vmh_header_lines *lines);
 
-/// evhttp reads every request's version with `sscanf(version, "HTTP/%d.%d%c", ...)`: glibc's scanner costs
-/// ~1,500 instructions a request (callgrind), 2.5 % of a command and 5 % of a GET. vmhost defines the function
-/// those calls bind to (`__isoc99_sscanf`, bound like `evbuffer_add_printf` below, for every caller in the
-/// process): that format applied to `HTTP/1.1` or `HTTP/1.0` is answered directly (2 conversions, as glibc's),
-/// and every other call goes to glibc's `__isoc99_vsscanf` unchanged (`http_version_scan.c`).
-///
-/// This process's own `__isoc99_sscanf` (to check that the dynamic linker chose it).
-void *vmh_sscanf_definition(void);
-
-/// Calls `scan(s, format, first, second, third)`, `scan` being an `sscanf` (Swift cannot call a variadic
-/// function; for tests comparing this process's `sscanf` with glibc's).
-int vmh_scan_three(void *scan, const char *s, const char *format, int *first, int *second, char *third);
-
 /// Frees what `req` keeps that evhttp no longer reads once its reply has started as a stream: the target and its
 /// parsed parts, the peer's address and the reason phrase (~200 bytes), and the request's body and reply buffers
 /// (two empty `evbuffer`s, 320 bytes with the allocator's rounding). evhttp reads the target to dispatch the
@@ -118,34 +105,9 @@ int vmh_scan_three(void *scan, const char *s, const char *format, int *first, in
 /// return NULL afterwards.
 void vmh_evhttp_request_drop_unread(struct evhttp_request *req);
 
-/// evhttp writes the status line and every header line of a response with `evbuffer_add_printf` (glibc's
-/// `vsnprintf` underneath: ~1,300 instructions a line, a fifth of a GET's instructions). vmhost defines that
-/// function itself (`evbuffer_printf.c`): libevent calls it through the PLT, so the dynamic linker binds those
-/// calls to the executable's definition. It formats `%s`, `%d` and `%%` directly and hands every other format
-/// to libevent's `evbuffer_add_vprintf`, so the bytes are printf's either way.
-///
-/// What vmhost's `evbuffer_add_printf` runs: appends `fmt` formatted with `ap` to `buffer`, like
-/// `evbuffer_add_vprintf`; returns the bytes added or -1.
-int vmh_evbuffer_add_vformat(struct evbuffer *buffer, const char *fmt, va_list ap);
-
-/// evhttp looks headers up by name (`evhttp_find_header`, ~20 lookups per command), comparing the name with
-/// each header's in turn with `evutil_ascii_strcasecmp`, which lowers every byte of both with a call
-/// (`EVUTIL_TOLOWER_`): ~50 comparisons and ~5,000 instructions per command, 7 % of it. vmhost defines both
-/// functions too (`header_lookup.c`, bound like `evbuffer_add_printf` above), with the same results: the
-/// lowering inline, and a lookup that compares whole names only where the first letters agree.
-///
-/// This process's own `evutil_ascii_strcasecmp` (to check that the dynamic linker chose it).
-void *vmh_evutil_ascii_strcasecmp_definition(void);
-
-/// This process's own `evhttp_find_header`.
-void *vmh_evhttp_find_header_definition(void);
-
 /// Whether the reply to `req` with `status` has a body on the wire: not one to `HEAD`, a 1xx, 204 or 304.
 /// evhttp sends any body it is given, where a client reads it as the start of the next response.
 int vmh_evhttp_reply_has_body(const struct evhttp_request *req, int status);
-
-/// This process's own `evbuffer_add_printf` (to check that the dynamic linker chose it).
-void *vmh_evbuffer_add_printf_definition(void);
 
 /// What is wrong with the framing of `req`'s head, in the words of a `400` message, or NULL when nothing is.
 /// Refused as HAProxy refuses them (request smuggling: evhttp accepts them, a proxy in front may read them
@@ -154,19 +116,6 @@ void *vmh_evbuffer_add_printf_definition(void);
 /// `Transfer-Encoding` in HTTP/1.0. One pass over the header list, comparing whole names only for the two
 /// that frame a body.
 const char *vmh_evhttp_request_framing_error(const struct evhttp_request *req);
-
-/// What answers the errors evhttp would answer itself with an HTML page (`evhttp_send_error`: a head it cannot
-/// parse, a body over its limit, an `Expect` it does not know): returns 1 when it answered `req` with `error`
-/// (the status), 0 to let evhttp's own page go.
-typedef int (*vmh_send_error_hook)(struct evhttp_request *req, int error);
-
-/// vmhost defines `evhttp_send_error` too (`request_checks.c`, bound like `evbuffer_add_printf` below: libevent
-/// calls it through the PLT): the hook set here answers first, and libevent's own (found with `dlsym`) answers
-/// when there is none or it declines. Set once, on the loop thread.
-void vmh_set_send_error_hook(vmh_send_error_hook hook);
-
-/// This process's own `evhttp_send_error` (to check that the dynamic linker chose it).
-void *vmh_evhttp_send_error_definition(void);
 
 /// Whether evhttp reads `req`'s body in chunks.
 int vmh_evhttp_request_body_is_chunked(const struct evhttp_request *req);

@@ -1,4 +1,6 @@
-#include "CLibeventShims.h"
+#include "overrides_internal.h"
+
+#include "CLibeventOverrides.h"
 #include "decimal.h"
 
 #include <event2/buffer.h>
@@ -57,7 +59,7 @@ int vmh_evbuffer_add_vformat(struct evbuffer *buffer, const char *fmt, va_list a
 int evbuffer_add_printf(struct evbuffer *buffer, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    int length = vmh_evbuffer_add_vformat(buffer, fmt, ap);
+    int length = vmh_overrides_on ? vmh_evbuffer_add_vformat(buffer, fmt, ap) : evbuffer_add_vprintf(buffer, fmt, ap);
     va_end(ap);
     return length;
 }

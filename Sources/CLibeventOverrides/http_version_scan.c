@@ -1,4 +1,6 @@
-#include "CLibeventShims.h"
+#include "overrides_internal.h"
+
+#include "CLibeventOverrides.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -15,7 +17,7 @@ int __isoc99_sscanf(const char *s, const char *format, ...) {
     int assigned;
     // NB: only the two versions every client sends; anything else (more digits, signs, spaces, trailing bytes)
     // goes to glibc, whatever it would make of it.
-    if (strcmp(format, vmh_version_format) == 0 && s[0] == 'H' && s[1] == 'T' && s[2] == 'T' && s[3] == 'P'
+    if (vmh_overrides_on && strcmp(format, vmh_version_format) == 0 && s[0] == 'H' && s[1] == 'T' && s[2] == 'T' && s[3] == 'P'
         && s[4] == '/' && s[5] == '1' && s[6] == '.' && (s[7] == '0' || s[7] == '1') && s[8] == '\0') {
         int *major = va_arg(ap, int *);
         int *minor = va_arg(ap, int *);

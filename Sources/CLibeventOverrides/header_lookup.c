@@ -1,4 +1,6 @@
-#include "CLibeventShims.h"
+#include "overrides_internal.h"
+
+#include "CLibeventOverrides.h"
 
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -10,6 +12,10 @@ static inline unsigned char vmh_ascii_lower(unsigned char c) {
 }
 
 int evutil_ascii_strcasecmp(const char *s1, const char *s2) {
+    if (!vmh_overrides_on) {
+        typedef int (*strcasecmp_function)(const char *, const char *);
+        return VMH_NEXT(strcasecmp_function, "evutil_ascii_strcasecmp")(s1, s2);
+    }
     // NB: a header name is usually looked up in the case it was written in ("Content-Length"): equal bytes
     // compare equal folded too, so they are skipped without folding (a 14-byte match: ~60 instructions, ~210
     // folding every byte), and folding starts at the first byte that differs.
@@ -28,6 +34,10 @@ int evutil_ascii_strcasecmp(const char *s1, const char *s2) {
 }
 
 const char *evhttp_find_header(const struct evkeyvalq *headers, const char *key) {
+    if (!vmh_overrides_on) {
+        typedef const char *(*find_header_function)(const struct evkeyvalq *, const char *);
+        return VMH_NEXT(find_header_function, "evhttp_find_header")(headers, key);
+    }
     unsigned char first = vmh_ascii_lower((unsigned char)key[0]);
     for (const struct evkeyval *header = headers->tqh_first; header != NULL; header = header->next.tqe_next) {
         // NB: most names differ in their first byte: those cost no call.
