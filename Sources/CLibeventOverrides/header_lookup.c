@@ -17,8 +17,8 @@ int evutil_ascii_strcasecmp(const char *s1, const char *s2) {
         return VMH_NEXT(strcasecmp_function, "evutil_ascii_strcasecmp")(s1, s2);
     }
     // NB: a header name is usually looked up in the case it was written in ("Content-Length"): equal bytes
-    // compare equal folded too, so they are skipped without folding (a 14-byte match: ~60 instructions, ~210
-    // folding every byte), and folding starts at the first byte that differs.
+    // compare equal folded too, so they are skipped without folding, and folding starts at the first byte that
+    // differs.
     while (*s1 == *s2) {
         if (*s1 == '\0') return 0;
         s1++;

@@ -55,7 +55,7 @@ public final class LoopTimer {
 
 /// libevent's callback of every timer. NB: a function outside the loop's isolation rather than a closure written
 /// in `init`: a closure written in an isolated initialiser is isolated itself, and one that C calls then checks
-/// its executor on every call (~460 instructions); `LoopActor.assumeIsolated` checks the thread.
+/// its executor on every call (docs/performance.md, "Receipts"); `LoopActor.assumeIsolated` checks the thread.
 private func loopTimerFired(_ fd: Int32, _ events: Int16, _ context: UnsafeMutableRawPointer?) {
     guard let context else { return }
     let timer = Unmanaged<LoopTimer>.fromOpaque(context).takeUnretainedValue()

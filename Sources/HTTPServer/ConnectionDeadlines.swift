@@ -20,8 +20,8 @@ import Glibc
 /// A connection past either is shut down (`shutdown(2)`), so evhttp sees end-of-file and frees it itself.
 ///
 /// NB: evhttp is given no timeouts at all. With them, every write to a stream re-armed a timer on its
-/// bufferevent, three per delivery: ~770 instructions of a delivery's 5,300 (callgrind), more than all of the
-/// reference server's event handling. The sweep costs a few dozen instructions per connection per period.
+/// bufferevent, three per delivery, more than all of the reference server's event handling; the sweep costs a
+/// little per connection per period instead (docs/performance.md, "Receipts").
 ///
 /// NB: the sweep must never touch a bufferevent evhttp has freed. It holds one reference on each
 /// (`bufferevent_incref`) until evhttp has let go of it: the connection's close callback for counted

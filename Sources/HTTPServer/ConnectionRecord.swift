@@ -5,7 +5,7 @@ import EventLoop
 ///
 /// A request finds its connection's record once, on arrival, and keeps it until its response is sent: the
 /// connection limit and the head deadline then need no lookups per request (they were five hash-table
-/// operations on every request, ~2,500 instructions of a GET's 45k under callgrind).
+/// operations on every request; docs/performance.md, "Receipts").
 @LoopActor
 final class ConnectionRecord {
     /// The connection's place under ``HTTPServerConfiguration/maxConnections`` (``ConnectionLimit``).

@@ -388,7 +388,7 @@ public final class HTTPServer {
 
 /// evhttp's request callback. NB: a function outside the loop's isolation rather than a closure written in
 /// `start()`: a closure written in an isolated method is isolated itself, and one that C calls then checks
-/// its executor on every call (`swift_task_isCurrentExecutor`, ~460 instructions a request);
+/// its executor on every call (`swift_task_isCurrentExecutor`, docs/performance.md, "Receipts");
 /// `LoopActor.assumeIsolated` checks the thread instead (one compare).
 private func serverHandleRequest(_ request: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
     guard let context else { return }

@@ -34,7 +34,7 @@ enum RequestHead {
 
     /// Whether a `Content-Type` is JSON (`application/json` or `application/*+json`, any parameters).
     static func isJSON(_ contentType: String) -> Bool {
-        // NB: the common case without splitting and lower-casing (which cost ~5k instructions per command).
+        // NB: the common case without splitting and lower-casing (docs/performance.md, "Receipts").
         if contentType == "application/json" { return true }
         let trimmed = (contentType.httpFieldParts(separatedBy: ";", maxSplits: 1).first ?? "").lowercased()
         return trimmed == "application/json" || (trimmed.hasPrefix("application/") && trimmed.hasSuffix("+json"))

@@ -29,8 +29,8 @@ struct RequestIDGenerator {
 
     /// `<prefix>-<counter>`, written byte by byte (the counter by `vmh_format_decimal`, the digits the reply's
     /// `Content-Length` line is written with): up to 15 bytes (a counter below 1,000,000 with an 8-digit prefix)
-    /// it is a small string, made without an allocation. NB: string interpolation cost ~650 instructions per
-    /// request (callgrind), this ~230.
+    /// it is a small string, made without an allocation. NB: string interpolation cost about three times as
+    /// much (docs/performance.md, "Receipts").
     static func generated(prefix: [UInt8], counter: UInt64) -> String {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(VMH_DECIMAL_CAPACITY)) { digits in
             let count = vmh_format_decimal(digits.baseAddress, 0, UInt(counter))

@@ -117,9 +117,9 @@ final class ResponseWriter {
     }
 
     /// Adds the header `name: value` as an entry of its own. NB: `withCString` rather than passing the
-    /// `String`: a short (inline) string passed to a C parameter is copied to the heap first (callgrind).
+    /// `String`: a short (inline) string passed to a C parameter is copied to the heap first.
     /// NB: the helpers that hand closures to `withCString` and `withUnsafeBytes` are `nonisolated`: a closure
-    /// isolated to the loop checks its executor each time it runs (~400 instructions; 14 per command).
+    /// isolated to the loop checks its executor each time it runs (docs/performance.md, "Receipts").
     nonisolated private static func add(
         _ name: StaticString, _ value: String, to headers: UnsafeMutablePointer<evkeyvalq>?
     ) {
@@ -150,7 +150,7 @@ final class ResponseWriter {
     }
 
     /// The `Date` header's value and the second it was formatted for: formatted once a second rather than by
-    /// evhttp for every response (`gmtime` and `snprintf`, ~3,500 instructions each time).
+    /// evhttp for every response (`gmtime` and `snprintf` each time).
     private var date: (second: Int, value: String) = (-1, "")
 
     /// Adds `Date` (evhttp adds none when one is there).

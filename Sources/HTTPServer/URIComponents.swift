@@ -21,8 +21,8 @@ package struct URIComponents: Sendable {
     /// Splits `target`; returns nil for a target that is not an origin-form path, has bad escapes, or is not
     /// UTF-8 (raw or percent-encoded, in the path or in the query: every part of the target follows one rule).
     package init?(target: String) {
-        // NB: measured (callgrind): walking `String.UTF8View` indices cost ~10k instructions per request; one
-        // pass over the contiguous bytes with integer offsets costs a fraction. Every request goes through here.
+        // NB: one pass over the contiguous bytes with integer offsets, not `String.UTF8View` indices, which cost
+        // many times more (docs/performance.md, "Receipts"). Every request goes through here.
         var target = target
         target.makeContiguousUTF8()
         guard
@@ -47,8 +47,8 @@ package struct URIComponents: Sendable {
     /// `String(cString:)` and ``RequestHead/originForm(_:)`` make of it.
     ///
     /// NB: the common target (origin form, ASCII) is split in place: the path, the query and the segments are
-    /// the only strings made (~1,000 instructions a request less than going through one `String` of the
-    /// whole target). Anything else takes the `String` way, so both accept and refuse exactly the same.
+    /// the only strings made (cheaper than going through one `String` of the whole target). Anything else takes
+    /// the `String` way, so both accept and refuse exactly the same.
     init?(requestTarget: UnsafePointer<CChar>) {
         let bytes = UnsafeRawBufferPointer(start: requestTarget, count: strlen(requestTarget))
             .bindMemory(to: UInt8.self)
@@ -202,7 +202,7 @@ package struct URIComponents: Sendable {
             needsDecoding = firstIndex(of: UInt8(ascii: "+"), in: utf8, from: 0, to: utf8.count) < utf8.count
         }
         // NB: the bytes come from a `String` (valid UTF-8): `String(decoding:)` skips the generic validating
-        // initialiser, which cost ~900 instructions per segment (callgrind).
+        // initialiser, a cost per segment (docs/performance.md, "Receipts").
         guard needsDecoding else { return String(decoding: utf8, as: UTF8.self) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)

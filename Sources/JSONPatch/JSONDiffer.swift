@@ -18,7 +18,7 @@ struct JSONDiffer {
     private(set) var operations: [JSONPatchOperation] = []
     /// The decoded tokens of the location being compared.
     private var path: [String] = {
-        // NB: room for a state's usual depth, so a diff does not regrow it (callgrind: an allocation per command).
+        // NB: room for a state's usual depth, so a diff does not regrow it (an allocation per command).
         var path: [String] = []
         path.reserveCapacity(8)
         return path

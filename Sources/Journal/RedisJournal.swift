@@ -277,8 +277,8 @@ public final class RedisJournal: SessionJournal {
             session.journalWriteEnded()
             return
         }
-        // NB: encoded straight into the command: no array or string per argument (callgrind: the arrays and
-        // their formatting by hiredis cost more than the rest of a write).
+        // NB: encoded straight into the command: no array or string per argument, whose formatting by hiredis
+        // cost more than the rest of a write (docs/performance.md, "Receipts").
         var command = scriptCommand(.write, capacity: capacity)
         command.append(3 + slots.count)
         JournalKeys.appendWriteKeys(of: session.digest, viewModels: names, to: &command)

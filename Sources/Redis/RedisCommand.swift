@@ -3,7 +3,7 @@
 ///
 /// NB: encoded in place rather than kept as `[[UInt8]]` for `redisAsyncCommandArgv`: a journal write has a
 /// dozen arguments, and an array per argument, their copy into an argv and hiredis' formatting of each
-/// (`sdscatfmt`) cost more than the rest of the write (callgrind).
+/// (`sdscatfmt`) cost more than the rest of the write.
 public struct RedisCommand: Sendable {
     /// Room before the arguments for the array header (`*N\r\n`), written by ``seal()``.
     private static let headerRoom = 24

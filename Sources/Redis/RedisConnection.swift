@@ -171,7 +171,8 @@ enum HiredisCallback {
 
 /// hiredis' reply callback of every command. NB: a function outside the loop's isolation rather than a closure
 /// written in `send(_:)`: a closure written in an isolated method is isolated itself, and one that C calls then
-/// checks its executor on every call (~460 instructions a reply); `LoopActor.assumeIsolated` checks the thread.
+/// checks its executor on every call (docs/performance.md, "Receipts"); `LoopActor.assumeIsolated` checks the
+/// thread.
 private func redisCommandReplied(
     _ context: UnsafeMutablePointer<redisAsyncContext>?, _ reply: UnsafeMutableRawPointer?,
     _ privdata: UnsafeMutableRawPointer?

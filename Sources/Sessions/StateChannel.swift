@@ -186,7 +186,7 @@ public final class StateChannel {
             JSONPatch.serialize([.replace(path: JSONPointer(tokens: []), value: versioned)], into: &patch)
         } else {
             // `version` first, then the diff, written without inserting into the operations. NB: the `version`
-            // operation's constant part as bytes: building and serialising the operation cost ~1,000 instructions.
+            // operation's constant part as bytes, not an operation built and serialised for every change.
             patch.append(contentsOf: Self.versionOperationHead)
             JSONValue.int(nextVersion).serialize(into: &patch)
             patch.append(UInt8(ascii: "}"))

@@ -21,7 +21,7 @@ int vmh_evhttp_request_is_chunked(const struct evhttp_request *req);
 
 /// Sends `framed`, bytes already framed as whole HTTP/1.1 chunks (size line, data, CRLF), as the next part of
 /// `req`'s chunked reply, with `cb` called once written (NULL: none). evhttp's own framing formats each size
-/// line with printf, the largest single cost of an event delivery (callgrind); the chunked flag is cleared for
+/// line with printf, the largest single cost of an event delivery; the chunked flag is cleared for
 /// this call only, so evhttp still writes the last chunk when the reply ends.
 void vmh_evhttp_send_framed_chunk(
     struct evhttp_request *req, struct evbuffer *framed, void (*cb)(struct evhttp_connection *, void *), void *arg);
@@ -42,8 +42,8 @@ struct evkeyvalq;
 /// A reply's header lines that evhttp never reads, collected to go into its header list as one entry.
 ///
 /// evhttp keeps a reply's headers as a list of entries: an allocation each for the entry, its name and its
-/// value, each checked when added, written with `evbuffer_add_printf` and freed (~1,300 instructions a
-/// header; callgrind). It reads only a few itself: `Content-Length`, `Transfer-Encoding`, `Connection`, `Date`,
+/// value, each checked when added, written with `evbuffer_add_printf` and freed (docs/performance.md,
+/// "Receipts"). It reads only a few itself: `Content-Length`, `Transfer-Encoding`, `Connection`, `Date`,
 /// and whether there is a `Content-Type` when it has a default to add (vmhost's server sets none and adds its
 /// own). The others fold into one entry named after the first line, whose value holds the rest of the lines:
 /// evhttp writes an entry as `key: value` CRLF, so the lines reach the wire byte for byte as separate headers

@@ -46,8 +46,7 @@ public struct StateText<State: ViewModelState>: Sendable {
     /// The members' text as last written: each member as `,"key":value`, in order.
     ///
     /// NB: one buffer, not one per member: unchanged neighbours are copied with one append, and a version
-    /// allocates one buffer instead of one per changed member (callgrind: 25 retains and 15 appends per
-    /// command with an array per member).
+    /// allocates one buffer instead of one per changed member (docs/performance.md, "Receipts").
     private var text: [UInt8] = []
     /// Where each member's text starts and ends in `text`; empty when nothing is kept.
     private var starts: [Int] = []

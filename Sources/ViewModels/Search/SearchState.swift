@@ -155,8 +155,8 @@ public struct SearchState: ViewModelState {
 
     /// Whether a search (any page) is in flight.
     /// NB: a `switch` here over every case, binding nothing: `results.isLoading` copied the results (every
-    /// reference in them retained and released) for each of the two states compared at every change (callgrind:
-    /// ~500 instructions per command).
+    /// reference in them retained and released) for each of the two states compared at every change
+    /// (docs/performance.md, "Receipts").
     public var isSearching: Bool {
         switch results {
         case .loading: true
