@@ -1,6 +1,7 @@
 import JSON
 import Testing
 import VMHost
+import VMHostTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -98,19 +99,6 @@ import Glibc
     }
 
     private var updating: Bool { getenv("VMHOST_UPDATE_GENERATED").map { String(cString: $0) } == "1" }
-
-    private func readFile(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
-        return bytes
-    }
 
     private func writeFile(_ path: String, _ text: String) throws {
         guard let file = fopen(path, "wb") else { throw ConfigurationError(description: "cannot write \(path)") }

@@ -209,15 +209,7 @@ struct ExecutableTests {
 extension String {
     /// The whole file as text (a log being written by another process).
     init(contentsOfLog path: String) throws {
-        guard let file = fopen(path, "rb") else { throw TestClientError("cannot open \(path)") }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&chunk, 1, chunk.count, file)
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
+        guard let bytes = readFile(path) else { throw TestClientError("cannot open \(path)") }
         self = String(decoding: bytes, as: UTF8.self)
     }
 }

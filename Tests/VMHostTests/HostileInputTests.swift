@@ -587,7 +587,7 @@ struct HostileInputTests {
 
     /// This process's resident set size (the server runs in it), from /proc/self/status.
     static func residentBytes() -> Int? {
-        guard let text = readFile("/proc/self/status") else { return nil }
+        guard let text = readText("/proc/self/status") else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             let kilobytes = line.dropFirst("VmRSS:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first
                 .flatMap { Int($0) }
@@ -598,22 +598,13 @@ struct HostileInputTests {
 
     /// The largest send buffer the kernel grows a TCP socket to (`net.ipv4.tcp_wmem`'s third value).
     static func tcpSendBufferMaximum() -> Int? {
-        readFile("/proc/sys/net/ipv4/tcp_wmem")?.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
+        readText("/proc/sys/net/ipv4/tcp_wmem")?.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
             .last.flatMap { Int($0) }
     }
 
-    static func readFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var content: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            content += chunk[0..<count]
-        }
-        return String(decoding: content, as: UTF8.self)
+    /// The text of `path` (a `/proc` file), or nil.
+    static func readText(_ path: String) -> String? {
+        VMHostTesting.readFile(path).map { String(decoding: $0, as: UTF8.self) }
     }
 }
 

@@ -191,7 +191,7 @@ struct ErrorCodeTests {
 
     @Test func theOpenAPIDocumentNamesExactlyTheServersCodes() throws {
         let path = Self.root + "Sources/VMHost/Resources/openapi.json"
-        let document = try JSONParser.parse(try #require(Self.read(path), "cannot read \(path)"))
+        let document = try JSONParser.parse(try #require(readFile(path), "cannot read \(path)"))
         let codes = Set(APIErrorCode.allCases.map(\.rawValue))
         let errorSchema = try #require(document["components"]?["schemas"]?["Error"]?["description"]?.stringValue)
         #expect(Self.backquoted(errorSchema).filter { $0.contains("_") || codes.contains($0) } == codes)
@@ -203,7 +203,7 @@ struct ErrorCodeTests {
 
     @Test func theWebClientSwitchesOnlyOnTheServersCodes() throws {
         let path = Self.root + "Sources/VMHost/Resources/web/app.js"
-        let script = String(decoding: try #require(Self.read(path), "cannot read \(path)"), as: UTF8.self)
+        let script = String(decoding: try #require(readFile(path), "cannot read \(path)"), as: UTF8.self)
         let codes = Set(APIErrorCode.allCases.map(\.rawValue))
         // Every double-quoted snake_case literal of the script ("session_not_found") is taken for an error code.
         let characters = Array(script.unicodeScalars)
@@ -240,18 +240,5 @@ struct ErrorCodeTests {
         } else if let array = value.arrayValue {
             for element in array { collectCodeEnums(element, into: &codes) }
         }
-    }
-
-    static func read(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
-        return bytes
     }
 }
