@@ -35,6 +35,8 @@ final class Hibernation {
     var inFlight = true
     /// How long the session had been idle when its hibernation started (the journal's expiry is what is left).
     let idle: Duration
+    /// Whether the session was dropped without an outcome (expired, or shut down): its waiting lookups retry later.
+    var isAbandoned = false
     /// Lookups waiting for the outcome.
     var waiters: [@LoopActor () -> Void] = []
 

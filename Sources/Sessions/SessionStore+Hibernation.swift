@@ -76,7 +76,6 @@ extension SessionStore {
                 hibernationStatistics.hibernations += 1
                 let remaining = configuration.idleTimeout - entry.idle
                 hibernated.insert(session.digest, until: now() + max(remaining, .zero))
-                onHibernate?(session)
             }
             onRemove?(session, outcome == .released ? "hibernated" : "handed-over")
         case .stayResident:
@@ -101,6 +100,7 @@ extension SessionStore {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 entry.waiters.append { continuation.resume() }
             }
+            if entry.isAbandoned { return false }
         }
         return hibernating[id] == nil
     }
@@ -111,6 +111,7 @@ extension SessionStore {
         where !entry.inFlight && current - entry.session.lastActivity >= configuration.idleTimeout {
             hibernating[entry.session.id] = nil
             counted(entry.session, -1)
+            entry.isAbandoned = true
             entry.session.close()
             onRemove?(entry.session, "expired")
             entry.resumeWaiters()
@@ -122,6 +123,7 @@ extension SessionStore {
         let entries = Array(hibernating.values)
         hibernating.removeAll()
         for entry in entries {
+            entry.isAbandoned = true
             entry.session.close()
             onRemove?(entry.session, "shutdown")
             entry.resumeWaiters()

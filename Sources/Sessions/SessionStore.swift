@@ -48,7 +48,8 @@ public final class SessionStore {
     public let viewModels: [ViewModelRegistration]
     let now: @LoopActor () -> ContinuousClock.Instant
     private var sweeper: LoopTimer?
-    /// Called when a session is removed, with the reason (`deleted`, `expired`, `shutdown`, `handed-over`).
+    /// Called when a session is removed, with the reason (`deleted`, `expired`, `shutdown`, `handed-over`,
+    /// `hibernated`).
     public var onRemove: (@LoopActor (Session, String) -> Void)?
     /// Called when a session was taken over from the journal.
     public var onTakeOver: (@LoopActor (Session) -> Void)?
@@ -71,8 +72,6 @@ public final class SessionStore {
     var lastHibernatedPurge: ContinuousClock.Instant
     /// Hibernations and wake-ups so far.
     public internal(set) var hibernationStatistics = HibernationStatistics()
-    /// Called after each hibernation, with the session (closed now).
-    public var onHibernate: (@LoopActor (Session) -> Void)?
     /// Called after each wake-up of a session hibernated here, with how long the takeover took.
     public var onWake: (@LoopActor (Session, Duration) -> Void)?
 
