@@ -1,8 +1,8 @@
 import EventLoop
 import Sessions
 import Testing
-import ViewModels
 import VMHostTesting
+import ViewModels
 
 /// A journal whose hibernations the test answers by hand, and whose loads return what the test put in.
 @LoopActor
