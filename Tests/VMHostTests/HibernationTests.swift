@@ -4,6 +4,10 @@ import Testing
 import VMHost
 import VMHostTesting
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Hibernation on a real `redis-server` with real servers on loopback ports: an idle session leaves memory, lives
 /// on in Redis, and its next request (on this application or another) takes it back with the same state and
 /// versions. Session activity runs on a ``SessionTime`` the test moves, so a session is due without waiting.
@@ -105,6 +109,52 @@ struct HibernationTests {
                 #expect(lines.allSatisfy { $0.contains("session=\(SessionID.digest(id))") && !$0.contains(id) })
             }
         }
+    }
+
+    @Test(.enabled(if: access(ExecutableTests.binary, X_OK) == 0))
+    func aSessionHibernatedByOneProcessContinuesOnAnother() async throws {
+        let upstream = try await SharedUpstream()
+        let redis = try RedisServerProcess()
+        try await redis.start()
+        defer { redis.stop() }
+        // NB: real processes and real time: the delay is set by its environment variable, 1 s.
+        func start(_ name: String) async throws -> VMHostNode {
+            let (process, port, _) = try await ExecutableTests.startVMHost(
+                [
+                    "--redis-url", redis.url(), "--node-id", name, "--flickr-url", upstream.baseURL + "/services/rest/",
+                    "--products-url", upstream.baseURL,
+                ], environment: ["VMHOST_HIBERNATE_AFTER_SECONDS": "1"])
+            return VMHostNode(process: process, port: port, name: name)
+        }
+        let first = try await start("first")
+        defer { first.process.signal(SIGKILL) }
+        let second = try await start("second")
+        defer { second.process.signal(SIGKILL) }
+        #expect(try await first.journalBecomes("ok"))
+        #expect(try await second.journalBecomes("ok"))
+
+        let id = try await first.createSession()
+        #expect(
+            try await first.client.post(
+                "/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: Self.wait
+            ).status == 200)
+        let before = try #require(try await first.client.get("/v1/sessions/\(id)").json)
+        let version = try #require(before["search"]?["version"]?.intValue)
+        #expect(
+            try await eventually(timeout: .seconds(10)) {
+                try await first.metric("vmhost_sessions_hibernated_total") == 1
+            }, "hibernated about a second after its last request")
+        #expect(try await first.metric("vmhost_sessions") == 0)
+        #expect(try await first.metric("vmhost_sessions_hibernated") == 1)
+
+        let taken = try await second.client.get("/v1/sessions/\(id)")
+        #expect(taken.status == 200)
+        #expect(taken.header("X-VMHost-Node") == "second")
+        #expect(taken.json == before)
+        let next = try await second.client.post("/v1/sessions/\(id)/search/text", json: ["text": "puppies"])
+        #expect(next.json?["version"]?.intValue == version + 1)
+        #expect(try await second.metric("vmhost_sessions_taken_over_total") == 1)
+        await upstream.shutdown()
     }
 
     @Test func aStreamResumedAfterHibernationGetsExactlyTheMissedPatches() async throws {
