@@ -62,13 +62,13 @@ async def until_hibernated(port, total, limit=600):
     raise RuntimeError(f"not all hibernated after {limit} s")
 
 
-async def settled_rss(pid, seconds=30):
-    """RSS once it stops falling (freed pages go back to the system over a few seconds), at most `seconds`."""
+async def settled_rss(pid, seconds=60):
+    """RSS once it stops falling (jemalloc gives freed pages back over about ten seconds), at most `seconds`."""
     previous = rss_kib(pid)
-    for _ in range(seconds // 3):
-        await asyncio.sleep(3)
+    for _ in range(seconds // 5):
+        await asyncio.sleep(5)
         current = rss_kib(pid)
-        if current >= previous - 64:
+        if current >= previous - 256:
             return current
         previous = current
     return rss_kib(pid)
