@@ -1,3 +1,4 @@
+import FakeUpstream
 import JSON
 import Sessions
 import Testing
@@ -271,6 +272,34 @@ struct HibernationTests {
             let woken = try await app.client.get("/v1/sessions/\(id)/search")
             #expect(woken.status == 200)
             #expect(woken.json?["searchText"] == "while away", "the change made while Redis was away survived")
+        }
+    }
+
+    @Test func aSessionWithALoadInFlightStaysResidentUntilTheLoadEnds() async throws {
+        let redis = try RedisServerProcess()
+        try await redis.start()
+        defer { redis.stop() }
+        let time = SessionTime()
+        try await withApp(Self.configure(redis, node: "first"), time: time) { app in
+            #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
+            await app.setUpstream(FakeUpstreamBehavior(latency: .milliseconds(1500)))
+            let id = try await app.createSession()
+            let started = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"])
+            #expect(started.status == 202)
+
+            await time.advance(by: .seconds(2))
+            try await Task.sleep(for: .milliseconds(700))
+            #expect(try await Self.metric(app, "vmhost_sessions") == 1, "idle, but its search is loading")
+            #expect(try await Self.metric(app, "vmhost_sessions_hibernated_total") == 0)
+
+            // The load ends (1.5 s), is written, and the next sweep hibernates the session with its results.
+            #expect(
+                try await eventually(timeout: .seconds(10)) {
+                    try await Self.metric(app, "vmhost_sessions_hibernated_total") == 1
+                })
+            let woken = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
+            #expect(woken["results"]?["value"]?["page"] == 1, "the loaded page came back: \(woken)")
+            #expect(woken["results"]?["status"] == "loaded")
         }
     }
 
