@@ -87,6 +87,26 @@ async def create(port, failures):
     return session
 
 
+async def server_wake_bounds(port):
+    """The upper bounds (ms) of the histogram buckets holding the server's own p50 and p99 wake-up takeover
+    (`vmhost_session_wake_duration_seconds`): what vmhost spent, without the client's scheduling."""
+    _, body = await request(port, "GET", "/metrics")
+    buckets = []
+    for line in body.decode().splitlines():
+        if line.startswith("vmhost_session_wake_duration_seconds_bucket{"):
+            bound = line.split('le="', 1)[1].split('"', 1)[0]
+            buckets.append((float("inf") if bound == "+Inf" else float(bound), float(line.split()[-1])))
+    buckets.sort()
+    total = buckets[-1][1] if buckets else 0
+
+    def bound(p):
+        for upper, count in buckets:
+            if total and count >= p * total:
+                return upper * 1000
+        return float("nan")
+    return bound(0.50), bound(0.99)
+
+
 def percentile(values, p):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))] * 1000
@@ -139,6 +159,7 @@ async def main():
     wake_seconds = time.monotonic() - begun
     _, state = await request(port, "GET", f"/v1/sessions/{ids[0] if ids else warm}")
     woken = await metric(port, "vmhost_sessions_woken_total")
+    server_p50, server_p99 = await server_wake_bounds(port)
 
     count = len(ids)
     rss_per = (rss_after - rss_before) * 1024 / max(count, 1)
@@ -159,6 +180,8 @@ async def main():
     if rest:
         print(f"wake_per_s: {len(rest) / wake_seconds:.0f} ({len(rest)} at concurrency {concurrency})")
     print(f"woken_metric: {woken:.0f}")
+    print(f"server_wake_p50_le_ms: {server_p50:g}")
+    print(f"server_wake_p99_le_ms: {server_p99:g}")
     print(f"errors: {len(failures)} {' '.join(sorted(set(failures))[:5])}")
 
 
