@@ -1,12 +1,22 @@
 /// The sessions this process hibernated that have neither woken here nor reached their idle timeout: a 64-bit
-/// fingerprint of each digest with its expiry, about 20 bytes a session (no id, no state).
+/// fingerprint of each digest with its expiry and its subject's fingerprint, about 24 bytes a session (no id, no
+/// state).
 ///
-/// It tells a takeover that is a wake-up (counted, its latency measured) from one that is a failover, and gives
-/// `vmhost_sessions_hibernated`. NB: an estimate: a session hibernated here and woken on another node stays
-/// counted here until its idle timeout would have passed.
+/// It tells a takeover that is a wake-up (counted, its latency measured) from one that is a failover, gives
+/// `vmhost_sessions_hibernated`, and keeps a subject's hibernated sessions counted against
+/// `maxSessionsPerSubject` (a session that leaves memory is still the subject's). NB: an estimate: a session
+/// hibernated here and woken on another node stays counted here until its idle timeout would have passed.
 struct HibernatedSessions {
-    /// Fingerprint → the second (since ``epoch``) the journal's keys expire.
-    private var deadlines: [UInt64: UInt32] = [:]
+    private struct Entry {
+        /// The second (since ``HibernatedSessions/epoch``) the journal's keys expire.
+        var deadline: UInt32
+        /// The fingerprint of the session's subject (``Session/owner``); 0 for none.
+        var subject: UInt64
+    }
+
+    private var entries: [UInt64: Entry] = [:]
+    /// Each subject with hibernated sessions here, by fingerprint, with their number.
+    private var subjects: [UInt64: (subject: String, count: Int)] = [:]
     private let epoch: ContinuousClock.Instant
     /// The earliest deadline held (a purge before it finds nothing).
     private var earliest = UInt32.max
@@ -16,26 +26,51 @@ struct HibernatedSessions {
     }
 
     /// How many are held.
-    var count: Int { deadlines.count }
+    var count: Int { entries.count }
 
-    /// Remembers the session named by `digest`, hibernated until `deadline`.
-    mutating func insert(_ digest: String, until deadline: ContinuousClock.Instant) {
+    /// How many of them belong to `subject`.
+    func count(ownedBy subject: String) -> Int {
+        subjects[Self.fingerprint(subject) | 1]?.count ?? 0
+    }
+
+    /// Remembers the session named by `digest`, belonging to `subject`, hibernated until `deadline`.
+    mutating func insert(_ digest: String, subject: String?, until deadline: ContinuousClock.Instant) {
         let second = seconds(deadline)
-        deadlines[Self.fingerprint(digest)] = second
+        var key: UInt64 = 0
+        if let subject {
+            // NB: never 0, which stands for no subject.
+            key = Self.fingerprint(subject) | 1
+            subjects[key, default: (subject, 0)].count += 1
+        }
+        if let previous = entries.updateValue(Entry(deadline: second, subject: key), forKey: Self.fingerprint(digest)) {
+            uncount(previous)
+        }
         earliest = min(earliest, second)
     }
 
     /// Forgets the session named by `digest`; whether it was held.
     mutating func remove(_ digest: String) -> Bool {
-        deadlines.removeValue(forKey: Self.fingerprint(digest)) != nil
+        guard let entry = entries.removeValue(forKey: Self.fingerprint(digest)) else { return false }
+        uncount(entry)
+        return true
     }
 
     /// Forgets the sessions whose deadline passed (Redis expired them).
     mutating func purge(now: ContinuousClock.Instant) {
         let current = seconds(now)
         guard current >= earliest else { return }
-        deadlines = deadlines.filter { $0.value > current }
-        earliest = deadlines.values.min() ?? .max
+        var kept: [UInt64: Entry] = [:]
+        kept.reserveCapacity(entries.count)
+        for (key, entry) in entries {
+            if entry.deadline > current { kept[key] = entry } else { uncount(entry) }
+        }
+        entries = kept
+        earliest = entries.values.map(\.deadline).min() ?? .max
+    }
+
+    private mutating func uncount(_ entry: Entry) {
+        guard entry.subject != 0, let held = subjects[entry.subject] else { return }
+        subjects[entry.subject] = held.count > 1 ? (held.subject, held.count - 1) : nil
     }
 
     private func seconds(_ instant: ContinuousClock.Instant) -> UInt32 {
@@ -43,10 +78,10 @@ struct HibernatedSessions {
         return UInt32(clamping: max(0, elapsed.components.seconds + 1))
     }
 
-    /// FNV-1a over the digest's characters (themselves the start of a SHA-256: any 64 bits of it would do).
-    static func fingerprint(_ digest: String) -> UInt64 {
+    /// FNV-1a over the characters (a digest is itself the start of a SHA-256: any 64 bits of it would do).
+    static func fingerprint(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in digest.utf8 {
+        for byte in text.utf8 {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01B3
         }

@@ -75,7 +75,7 @@ extension SessionStore {
             if outcome == .released {
                 hibernationStatistics.hibernations += 1
                 let remaining = configuration.idleTimeout - entry.idle
-                hibernated.insert(session.digest, until: now() + max(remaining, .zero))
+                hibernated.insert(session.digest, subject: session.owner, until: now() + max(remaining, .zero))
             }
             onRemove?(session, outcome == .released ? "hibernated" : "handed-over")
         case .stayResident:

@@ -215,9 +215,9 @@ public final class SessionStore {
         return session
     }
 
-    /// Sessions held here that belong to `owner`.
+    /// Sessions held here that belong to `owner`, those hibernated here and not yet woken or expired included.
     public func count(ownedBy owner: String) -> Int {
-        ownedCounts[owner] ?? 0
+        (ownedCounts[owner] ?? 0) + hibernated.count(ownedBy: owner)
     }
 
     func counted(_ session: Session, _ change: Int) {

@@ -31,7 +31,7 @@ final class ScriptedJournal: SessionJournal {
         guard sends else { return false }
         hibernations.append((session, idle, completion))
         // A session released in Redis is there to be taken back.
-        records[session.id] = SessionRecord(id: session.id, viewModels: [:], idempotency: [])
+        records[session.id] = SessionRecord(id: session.id, viewModels: [:], idempotency: [], owner: session.owner)
         return true
     }
 
@@ -129,6 +129,36 @@ struct SessionHibernationTests {
         #expect(store.hibernationStatistics.wakeups == 1)
         store.hibernateIdleSessions()
         #expect(journal.hibernations.isEmpty, "just woken: not due")
+    }
+
+    @Test func aSubjectsHibernatedSessionsStayCountedUntilTheyExpire() async throws {
+        let store = makeStore()
+        let first = try store.create(owner: "alice")
+        _ = try store.create(owner: "alice")
+        _ = try store.create(owner: "bob")
+        time.elapsed = .seconds(60)
+        store.hibernateIdleSessions()
+        #expect(journal.hibernations.count == 3)
+        for _ in 0..<3 { journal.answer(.released) }
+        #expect(store.count == 0)
+        #expect(store.count(ownedBy: "alice") == 2, "hibernated, still the subject's (maxSessionsPerSubject)")
+        #expect(store.count(ownedBy: "bob") == 1)
+
+        // Woken: counted once, as a resident session.
+        guard case .found = await store.sessionOrTakeOver(first.id) else {
+            Issue.record("not woken")
+            return
+        }
+        #expect(store.count == 1)
+        #expect(store.count(ownedBy: "alice") == 2)
+
+        // Past the idle timeout (600 s) the hibernated ones are gone from Redis, and from the counts.
+        time.elapsed = .seconds(60 + 601 + 60)
+        _ = store.session(first.id)
+        store.hibernateIdleSessions()
+        #expect(store.count(ownedBy: "alice") == 1, "only the woken one, resident")
+        #expect(store.count(ownedBy: "bob") == 0)
+        #expect(store.hibernatedCount == 0)
     }
 
     @Test func aFailedReleaseKeepsTheSessionUntilARetryAnswers() async throws {

@@ -303,6 +303,37 @@ struct HibernationTests {
         }
     }
 
+    @Test func aSubjectsHibernatedSessionsCountAgainstItsLimit() async throws {
+        let redis = try RedisServerProcess()
+        try await redis.start()
+        defer { redis.stop() }
+        let time = SessionTime()
+        let path = try TestTokens.file(TestTokens.secret + Array("\n".utf8), name: "secret")
+        defer { unlink(path) }
+        let fixed = AuthenticationTests.now
+        let configure: (inout VMHostConfiguration) -> Void = {
+            Self.configure(redis, node: "first")(&$0)
+            $0.authHS256SecretFile = path
+            $0.authIssuer = TestTokens.issuer
+            $0.authAudience = TestTokens.audience
+            $0.maxSessionsPerSubject = 1
+        }
+        try await withApp(configure, time: time, wallClock: { fixed }) { app in
+            #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
+            let alice = AuthenticationTests.bearer(AuthenticationTests.token("alice"))
+            let id = try #require(try await app.client.post("/v1/sessions", headers: alice).json?["id"]?.stringValue)
+            #expect(try await Self.hibernate(app, time, count: 1))
+            let refused = try await app.client.post("/v1/sessions", headers: alice)
+            #expect(refused.status == 429, "a hibernated session is still the subject's")
+            #expect(refused.json?["error"]?["code"] == "too_many_sessions")
+
+            #expect(try await app.client.get("/v1/sessions/\(id)", headers: alice).status == 200, "woken")
+            #expect(try await app.client.post("/v1/sessions", headers: alice).status == 429, "counted once")
+            #expect(try await app.client.request("DELETE", "/v1/sessions/\(id)", headers: alice).status == 204)
+            #expect(try await app.client.post("/v1/sessions", headers: alice).status == 201, "a deleted one frees it")
+        }
+    }
+
     @Test func aHibernatedSessionExpiresWithItsIdleTimeout() async throws {
         let redis = try RedisServerProcess()
         try await redis.start()

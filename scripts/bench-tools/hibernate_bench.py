@@ -87,6 +87,27 @@ async def create(port, failures):
     return session
 
 
+async def server_wake_bounds(port):
+    """The upper bounds (ms) of the histogram buckets holding the server's own p50 and p99 wake-up takeover
+    (`vmhost_session_wake_duration_seconds`) of the one-at-a-time wake-ups: what vmhost spent, without the
+    client's scheduling."""
+    _, body = await request(port, "GET", "/metrics")
+    buckets = []
+    for line in body.decode().splitlines():
+        if line.startswith("vmhost_session_wake_duration_seconds_bucket{"):
+            bound = line.split('le="', 1)[1].split('"', 1)[0]
+            buckets.append((float("inf") if bound == "+Inf" else float(bound), float(line.split()[-1])))
+    buckets.sort()
+    total = buckets[-1][1] if buckets else 0
+
+    def bound(p):
+        for upper, count in buckets:
+            if total and count >= p * total:
+                return upper * 1000
+        return float("nan")
+    return bound(0.50), bound(0.99)
+
+
 def percentile(values, p):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))] * 1000
@@ -127,6 +148,9 @@ async def main():
         if status != 200:
             failures.append(f"wake {status}")
 
+    # NB: read before the concurrent wake-ups, whose takeovers queue behind each other.
+    server_p50, server_p99 = await server_wake_bounds(port)
+
     async def wake(session):
         async with semaphore:
             status, _ = await request(port, "GET", f"/v1/sessions/{session}")
@@ -159,6 +183,8 @@ async def main():
     if rest:
         print(f"wake_per_s: {len(rest) / wake_seconds:.0f} ({len(rest)} at concurrency {concurrency})")
     print(f"woken_metric: {woken:.0f}")
+    print(f"server_wake_p50_le_ms: {server_p50:g}")
+    print(f"server_wake_p99_le_ms: {server_p99:g}")
     print(f"errors: {len(failures)} {' '.join(sorted(set(failures))[:5])}")
 
 
