@@ -4,7 +4,8 @@
 /// For a large part of a state that is copied far more often than it changes (the host copies a state several
 /// times per command: docs/performance.md, "Receipts"). Reads and changes happen in place; a change made while
 /// another copy shares the box first gives this copy a box of its own, so copies stay independent values.
-/// Removing the attribute from a property leaves the same behaviour, only slower.
+/// Removing the attribute from a property (and reading the property where its `_`-prefixed wrapper is read) leaves
+/// the same behaviour, only slower.
 @propertyWrapper
 public struct CopyOnWrite<Value: Sendable & Equatable>: Sendable, Equatable {
     private var box: Box
@@ -39,7 +40,8 @@ public struct CopyOnWrite<Value: Sendable & Equatable>: Sendable, Equatable {
     /// The box.
     ///
     /// NB: `@unchecked Sendable`: a box is written only through the one wrapper that holds the only reference to it
-    /// (`wrappedValue`'s `_modify`), so a box that two copies, or two threads, can see is never written.
+    /// (`wrappedValue`'s `set` and `_modify` check), so a box that two copies, or two threads, can see is never
+    /// written.
     private final class Box: @unchecked Sendable {
         var value: Value
 
