@@ -40,8 +40,8 @@ public struct CopyOnWrite<Value: Sendable & Equatable>: Sendable, Equatable {
     /// The box.
     ///
     /// NB: `@unchecked Sendable`: a box is written only through the one wrapper that holds the only reference to it
-    /// (`wrappedValue`'s `set` and `_modify` check), so a box that two copies, or two threads, can see is never
-    /// written.
+    /// (`wrappedValue`'s `set` and `_modify` ask `isKnownUniquelyReferenced` first), so a box that two copies, or two
+    /// threads, can see is never written.
     private final class Box: @unchecked Sendable {
         var value: Value
 
