@@ -186,13 +186,20 @@ public final class VMHostApplication {
         } catch {
             throw .server(error)
         }
+        nodeID = configuration.nodeID ?? "\(configuration.host):0"
+        startSessions()
+        return makeInProcessServer()
+    }
+
+    /// A server answering in process with this application's routes, limits, error format and headers, as its
+    /// ``start()`` serves them on a socket. On a started application, it serves the same sessions: the tests that
+    /// check that an answer in process is the one on the socket send the same request both ways.
+    package func makeInProcessServer() -> InProcessServer {
         let server = InProcessServer(configuration: serverConfiguration(port: 0), router: makeRouter())
         let metrics = self.metrics
         server.onRequest = { metrics.record($0) }
-        nodeID = configuration.nodeID ?? "\(configuration.host):0"
         server.commonHeaders = commonHeaders
         server.defaultCacheControl = Self.defaultCacheControl
-        startSessions()
         return server
     }
 

@@ -17,7 +17,7 @@ public struct InProcessClient: HTTPTestClient {
         self.server = server
     }
 
-    public func request(
+    public func send(
         _ method: String, _ path: String, headers: [(String, String)], body: [UInt8]?, json: JSONValue?
     ) async throws -> TestHTTPResponse {
         let request = try Self.makeRequest(method, path, headers: headers, body: body, json: json)

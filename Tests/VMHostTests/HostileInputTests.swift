@@ -470,7 +470,7 @@ struct HostileInputTests {
 
             let before = try #require(Self.residentBytes())
             let started = ContinuousClock.now
-            let client = app.client
+            let client = app.socketClient
             let filler = String(repeating: "x", count: textBytes)
             let peak = try await offPool {
                 var peak = 0

@@ -5,7 +5,7 @@ import VMHostTesting
 @Suite("Sessions and errors over HTTP")
 struct SessionAPITests {
     @Test func createGetDeleteSession() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let client = app.client
 
             let created = try await client.post("/v1/sessions")
@@ -39,7 +39,7 @@ struct SessionAPITests {
     }
 
     @Test func errorStatusesAndCodes() async throws {
-        try await withApp({ $0.maxBodyBytes = 1024 }) { app in
+        try await withApp(via: .router, { $0.maxBodyBytes = 1024 }) { app in
             let client = app.client
             let id = try await app.createSession()
 
@@ -97,7 +97,7 @@ struct SessionAPITests {
     }
 
     @Test func sessionLimitAnswers429() async throws {
-        try await withApp({ $0.maxSessions = 2 }) { app in
+        try await withApp(via: .router, { $0.maxSessions = 2 }) { app in
             _ = try await app.createSession()
             let second = try await app.createSession()
             let third = try await app.client.post("/v1/sessions")
@@ -113,7 +113,7 @@ struct SessionAPITests {
     // NB: real time on a possibly loaded machine. The timeouts leave seconds of slack so a slow CI
     // runner cannot expire a session between two steps; SessionStoreTests covers the rule exactly.
     @Test func idleSessionsExpire() async throws {
-        try await withApp({ $0.sessionIdleTimeout = .seconds(2) }) { app in
+        try await withApp(via: .router, { $0.sessionIdleTimeout = .seconds(2) }) { app in
             let id = try await app.createSession()
             #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
             // Watch /metrics (which does not touch the session) until the sweep removes it.
@@ -147,7 +147,7 @@ struct SessionAPITests {
     }
 
     @Test func healthAndMetrics() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             _ = try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=5")])
 
