@@ -32,8 +32,9 @@ public final class HTTPRequest {
 
     /// The evhttp request, or nil for a request made in process.
     let raw: OpaquePointer?
-    /// The head and body of a request made in process (nil for evhttp's).
-    private let message: InProcessRequest?
+    /// The head and body of a request made in process (nil for evhttp's). NB: boxed, so that an evhttp request
+    /// carries one null reference for it, not an optional value of five words.
+    private let box: InProcessRequest.Box?
     /// The connection's record (counted against the limit), when the server knows it.
     let connection: ConnectionRecord?
     private let components: URIComponents
@@ -44,7 +45,7 @@ public final class HTTPRequest {
         connection: ConnectionRecord?
     ) {
         self.raw = raw
-        self.message = nil
+        self.box = nil
         self.method = method
         self.components = components
         self.requestID = requestID
@@ -54,12 +55,15 @@ public final class HTTPRequest {
     /// A request made in process: `message`'s head and body, its target split into `components`.
     init(message: InProcessRequest, components: URIComponents, requestID: String) {
         self.raw = nil
-        self.message = message
+        self.box = InProcessRequest.Box(message)
         self.method = message.method
         self.components = components
         self.requestID = requestID
         self.connection = nil
     }
+
+    /// The request made in process.
+    private var message: InProcessRequest? { box?.request }
 
     /// The decoded path segments.
     public var segments: [String] { components.segments }

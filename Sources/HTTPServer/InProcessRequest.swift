@@ -21,4 +21,13 @@ public struct InProcessRequest: Sendable {
     public func header(_ name: String) -> String? {
         headers.first { $0.name.utf8.elementsEqual(name.utf8) { $0 | 0x20 == $1 | 0x20 } }?.value
     }
+
+    /// A request held by reference (``HTTPRequest`` keeps one).
+    final class Box: Sendable {
+        let request: InProcessRequest
+
+        init(_ request: InProcessRequest) {
+            self.request = request
+        }
+    }
 }

@@ -57,8 +57,8 @@ struct RouterModeTests {
             let routedCommand = try await inProcess.post("/v1/sessions/\(id)/search/text", json: ["text": "dogs"])
             #expect(command.status == 200 && routedCommand.status == 200)
             #expect(Self.comparable(routedCommand) == Self.comparable(command))
-            #expect(routedCommand.json?["text"] == "dogs")
-            #expect(try await app.client.get("/v1/sessions/\(id)/search").json?["text"] == "dogs", "one application")
+            #expect(routedCommand.json?["searchText"] == "dogs")
+            #expect(try await app.client.get("/v1/sessions/\(id)/search").json?["searchText"] == "dogs", "one application")
 
             // A client's own request id is kept both ways; a forged one is replaced both ways.
             for given in ["trace-7.a_B", "bad id\u{1}"] {
@@ -76,7 +76,7 @@ struct RouterModeTests {
     @LoopActor
     static func followStream(_ app: TestApplication) async throws {
         do {
-            let client = try #require(app.client as? InProcessClient)
+            let client = InProcessClient(server: app.inProcess ?? app.application.makeInProcessServer())
             let id = try await app.createSession()
             let stream = try await client.openStream("/v1/sessions/\(id)/search/events")
             #expect(stream.status == 200)
@@ -93,7 +93,7 @@ struct RouterModeTests {
             for event in stream.takeEvents() { try state.apply(event) }
             let served = try await client.get("/v1/sessions/\(id)/search")
             #expect(state.state == served.json, "the patches reproduce the state")
-            #expect(state.state["text"] == "kittens")
+            #expect(state.state["searchText"] == "kittens")
 
             let unknown = try await client.openStream("/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA/events")
             #expect(unknown.status == 404 && unknown.sink == nil)

@@ -6,6 +6,10 @@ import Logging
 import VMHost
 import VMHostTesting
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// How a test reaches the application (HummingbirdTesting's `.router` and `.live`).
 enum TestTransport {
     /// Through the server's request handling in process, with no socket: for what routes and handlers do
@@ -54,7 +58,10 @@ struct TestApplication {
         let application = VMHostApplication(
             configuration: settings, logger: logger, now: now, clock: clock ?? LoopClock(),
             wallClock: wallClock ?? WallClock.now)
-        switch transport {
+        // NB: VMHOST_ROUTER_TESTS_LIVE=1 runs the router-mode tests on a socket too: the same assertions, to check
+        // them against the wire and to time both modes.
+        let forcedLive = getenv("VMHOST_ROUTER_TESTS_LIVE").map { String(cString: $0) == "1" } ?? false
+        switch forcedLive ? .live : transport {
         case .live:
             let port = try application.start()
             return TestApplication(application: application, port: port, inProcess: nil)
