@@ -75,7 +75,8 @@ public final class InProcessServer {
                 }
             case .stream(let start):
                 report(parsed.routePattern, parsed.method, 200, requestID: requestID, started: started)
-                return InProcessResponse(status: 200, headers: streamHeaders(requestID: requestID), body: .stream(start))
+                return InProcessResponse(
+                    status: 200, headers: streamHeaders(requestID: requestID), body: .stream(start))
             }
         }
     }
@@ -85,10 +86,14 @@ public final class InProcessServer {
         configuration.errorResponder.response(for: error as? HTTPError ?? .internalError)
     }
 
-    private func answer(_ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant)
+    private func answer(
+        _ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant
+    )
         -> InProcessResponse
     {
-        answer(response, method: request.method, route: request.routePattern, requestID: request.requestID, started: started)
+        answer(
+            response, method: request.method, route: request.routePattern, requestID: request.requestID,
+            started: started)
     }
 
     /// `response` with the headers ``ResponseWriter`` adds on a connection, in its order, the framing aside:
@@ -129,7 +134,8 @@ public final class InProcessServer {
     private func report(
         _ route: String, _ method: HTTPMethod, _ status: Int, requestID: String, started: ContinuousClock.Instant
     ) {
-        onRequest?(HTTPRequestRecord(route: route, method: method, status: status, duration: ContinuousClock.now - started))
+        onRequest?(
+            HTTPRequestRecord(route: route, method: method, status: status, duration: ContinuousClock.now - started))
     }
 
     private static func named(_ header: HTTPHeader, _ name: String) -> Bool {

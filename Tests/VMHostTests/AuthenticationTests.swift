@@ -18,7 +18,8 @@ struct AuthenticationTests {
 
     /// Runs `body` with an application checking HS256 tokens, whose wall clock is `clock`.
     static func withHS256App(
-        via transport: TestTransport = .live, clock: TestWallClock? = nil, _ configure: @escaping (inout VMHostConfiguration) -> Void = { _ in },
+        via transport: TestTransport = .live, clock: TestWallClock? = nil,
+        _ configure: @escaping (inout VMHostConfiguration) -> Void = { _ in },
         _ body: (TestApplication) async throws -> Void
     ) async throws {
         let path = try TestTokens.file(TestTokens.secret + Array("\n".utf8), name: "secret")

@@ -71,10 +71,13 @@ struct EmbeddedResourcesTests {
     /// In production (Flickr's own image host), the policy allows no plain `http` and no loopback origin.
     @Test func theProductionPolicyAllowsNoLoopbackImages() async throws {
         let upstream = try await SharedUpstream()
-        try await withApp(via: .router, {
-            $0.flickrURL = upstream.baseURL + "/services/rest/"
-            $0.productsURL = upstream.baseURL
-        }) { app in
+        try await withApp(
+            via: .router,
+            {
+                $0.flickrURL = upstream.baseURL + "/services/rest/"
+                $0.productsURL = upstream.baseURL
+            }
+        ) { app in
             let policy = try #require(try await app.client.get("/").header("Content-Security-Policy"))
             #expect(!policy.contains("127.0.0.1") && !policy.contains("http:"), "\(policy)")
             #expect(policy.contains("img-src 'self' data: https://*.staticflickr.com https://cdn.dummyjson.com;"))

@@ -10,7 +10,9 @@ import VMHostTesting
 @Suite("Router mode answers as the socket does")
 struct RouterModeTests {
     /// Header lines that differ between two answers or exist only on a connection.
-    static let unequalHeaders: Set<String> = ["date", "x-request-id", "content-length", "connection", "transfer-encoding"]
+    static let unequalHeaders: Set<String> = [
+        "date", "x-request-id", "content-length", "connection", "transfer-encoding",
+    ]
 
     /// The header lines to compare, lower-cased names, sorted.
     static func comparable(_ response: TestHTTPResponse) -> [String] {
@@ -36,7 +38,10 @@ struct RouterModeTests {
                 ("POST", "/v1/sessions/\(id)/products/refresh", json, Array(#"{"a": 1, "a": 2}"#.utf8)),
                 ("POST", "/v1/sessions/\(id)/products/load-more", [], nil),
                 ("POST", "/v1/sessions/\(id)/search/text", json, Array(#"{"text": 5}"#.utf8)),
-                ("POST", "/v1/sessions/\(id)/search/text", [("Origin", "https://evil.example")] + json, Array("{}".utf8)),
+                (
+                    "POST", "/v1/sessions/\(id)/search/text", [("Origin", "https://evil.example")] + json,
+                    Array("{}".utf8)
+                ),
                 ("DELETE", "/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA", [], nil),
                 ("GET", "/healthz", [], nil),
                 ("GET", "/openapi.json", [], nil),
@@ -58,13 +63,15 @@ struct RouterModeTests {
             #expect(command.status == 200 && routedCommand.status == 200)
             #expect(Self.comparable(routedCommand) == Self.comparable(command))
             #expect(routedCommand.json?["searchText"] == "dogs")
-            #expect(try await app.client.get("/v1/sessions/\(id)/search").json?["searchText"] == "dogs", "one application")
+            #expect(
+                try await app.client.get("/v1/sessions/\(id)/search").json?["searchText"] == "dogs", "one application")
 
             // A client's own request id is kept both ways; a forged one is replaced both ways.
             for given in ["trace-7.a_B", "bad id\u{1}"] {
                 let socket = try await app.client.get("/healthz", headers: [("X-Request-ID", given)])
                 let routed = try await inProcess.get("/healthz", headers: [("X-Request-ID", given)])
-                #expect((socket.header("X-Request-ID") == given) == (routed.header("X-Request-ID") == given), "\(given)")
+                #expect(
+                    (socket.header("X-Request-ID") == given) == (routed.header("X-Request-ID") == given), "\(given)")
             }
         }
     }

@@ -156,10 +156,13 @@ struct SessionBudgetTests {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
-        try await withApp(via: .router, {
-            $0.redisURL = redis.url()
-            $0.idempotencyBytesPerSession = 16 * 1024
-        }) { app in
+        try await withApp(
+            via: .router,
+            {
+                $0.redisURL = redis.url()
+                $0.idempotencyBytesPerSession = 16 * 1024
+            }
+        ) { app in
             #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
             let id = try await app.createSession()
             _ = try await Self.sendKeyedTexts(app, session: id)
