@@ -20,7 +20,8 @@ struct InProcessServerTests {
             .response(.json(["id": .string(request.parameters["id"] ?? ""), "q": .string(request.query["q"] ?? "")]))
         }
         router.on(.post, "/echo") { request in
-            .response(.json(["body": try request.jsonBody() ?? .null, "agent": .string(request.header("user-agent") ?? "")]))
+            .response(
+                .json(["body": try request.jsonBody() ?? .null, "agent": .string(request.header("user-agent") ?? "")]))
         }
         router.on(.get, "/cached") { _ in
             .response(HTTPResponse(status: 200, headers: [HTTPHeader("Cache-Control", "max-age=60")], body: [1]))
@@ -103,7 +104,8 @@ struct InProcessServerTests {
         let allowed = await server.respond(to: InProcessRequest(method: .delete, target: "/items/a"))
         #expect(allowed.header("Allow") == "GET, HEAD")
         await expect(
-            InProcessRequest(method: .post, target: "/echo", headers: [HTTPHeader("Content-Type", "text/plain")], body: [1]),
+            InProcessRequest(
+                method: .post, target: "/echo", headers: [HTTPHeader("Content-Type", "text/plain")], body: [1]),
             415, "unsupported_media_type")
         await expect(
             InProcessRequest(
@@ -126,7 +128,8 @@ struct InProcessServerTests {
                 headers: [HTTPHeader("Host", "server.example"), HTTPHeader("Origin", "http://server.example")]))
         #expect(own.status == 200, "the server's own origin")
         let listed = await server.respond(
-            to: InProcessRequest(method: .post, target: "/echo", headers: [HTTPHeader("Origin", "https://APP.example")]))
+            to: InProcessRequest(method: .post, target: "/echo", headers: [HTTPHeader("Origin", "https://APP.example")])
+        )
         #expect(listed.status == 200, "an allowed origin, without regard to case")
         await expect(InProcessRequest(method: .get, target: "/throws"), 500, "internal_error")
         await expect(InProcessRequest(method: .get, target: "/later-failing"), 404, "not_found")
@@ -134,7 +137,8 @@ struct InProcessServerTests {
 
     @Test func laterDeferredAndCallbackAnswersAreAwaited() async throws {
         let (server, state) = Self.makeServer()
-        #expect(Self.json(await server.respond(to: InProcessRequest(method: .get, target: "/later"))) == ["later": true])
+        #expect(
+            Self.json(await server.respond(to: InProcessRequest(method: .get, target: "/later"))) == ["later": true])
         let deferred = await server.respond(to: InProcessRequest(method: .get, target: "/deferred"))
         #expect(deferred.status == 201 && Self.json(deferred) == ["deferred": true])
         let calledBack = await server.respond(to: InProcessRequest(method: .get, target: "/called-back"))

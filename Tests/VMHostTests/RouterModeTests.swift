@@ -16,7 +16,11 @@ struct RouterModeTests {
 
     /// The header lines to compare, lower-cased names, sorted.
     static func comparable(_ response: TestHTTPResponse) -> [String] {
-        response.headers.filter { !unequalHeaders.contains($0.name.lowercased()) }
+        comparable(response.headers)
+    }
+
+    static func comparable(_ headers: [(name: String, value: String)]) -> [String] {
+        headers.filter { !unequalHeaders.contains($0.name.lowercased()) }
             .map { "\($0.name.lowercased()): \($0.value)" }.sorted()
     }
 
@@ -66,6 +70,15 @@ struct RouterModeTests {
             #expect(
                 try await app.client.get("/v1/sessions/\(id)/search").json?["searchText"] == "dogs", "one application")
 
+            // A stream starts with the same head both ways.
+            let socketStream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/search/events")
+            let routedStream = try await inProcess.openStream("/v1/sessions/\(id)/search/events")
+            let (routedStatus, routedHead) = await (routedStream.status, routedStream.headers)
+            #expect(routedStatus == 200 && socketStream.status == 200)
+            #expect(Self.comparable(routedHead) == Self.comparable(socketStream.headers))
+            socketStream.close()
+            await routedStream.close()
+
             // A client's own request id is kept both ways; a forged one is replaced both ways.
             for given in ["trace-7.a_B", "bad id\u{1}"] {
                 let socket = try await app.client.get("/healthz", headers: [("X-Request-ID", given)])
@@ -76,36 +89,34 @@ struct RouterModeTests {
         }
     }
 
-    @Test func aStreamInProcessStartsLikeTheSocketsAndCarriesTheSameEvents() async throws {
+    @Test func aStreamInProcessCarriesEventsWhosePatchesReproduceTheState() async throws {
         try await withApp(via: .router) { app in try await Self.followStream(app) }
     }
 
     @LoopActor
     static func followStream(_ app: TestApplication) async throws {
-        do {
-            let client = InProcessClient(server: app.inProcess ?? app.application.makeInProcessServer())
-            let id = try await app.createSession()
-            let stream = try await client.openStream("/v1/sessions/\(id)/search/events")
-            #expect(stream.status == 200)
-            #expect(stream.header("Content-Type") == "text/event-stream")
-            #expect(stream.header("Cache-Control") == "no-cache")
-            #expect(stream.header("X-Content-Type-Options") == "nosniff")
-            let opening = stream.takeEvents()
-            #expect(opening.first?.retry != nil, "the reconnection delay first")
-            #expect(opening.last?.event == "snapshot")
-            var state = ClientState()
-            for event in opening where event.retry == nil { try state.apply(event) }
+        let client = InProcessClient(server: app.inProcess ?? app.application.makeInProcessServer())
+        let id = try await app.createSession()
+        let stream = try await client.openStream("/v1/sessions/\(id)/search/events")
+        #expect(stream.status == 200)
+        #expect(stream.header("Content-Type") == "text/event-stream")
+        #expect(stream.header("Cache-Control") == "no-cache")
+        #expect(stream.header("X-Content-Type-Options") == "nosniff")
+        let opening = stream.takeEvents()
+        #expect(opening.first?.retry != nil, "the reconnection delay first")
+        #expect(opening.last?.event == "snapshot")
+        var state = ClientState()
+        for event in opening where event.retry == nil { try state.apply(event) }
 
-            _ = try await client.post("/v1/sessions/\(id)/search/text", json: ["text": "kittens"])
-            for event in stream.takeEvents() { try state.apply(event) }
-            let served = try await client.get("/v1/sessions/\(id)/search")
-            #expect(state.state == served.json, "the patches reproduce the state")
-            #expect(state.state["searchText"] == "kittens")
+        _ = try await client.post("/v1/sessions/\(id)/search/text", json: ["text": "kittens"])
+        for event in stream.takeEvents() { try state.apply(event) }
+        let served = try await client.get("/v1/sessions/\(id)/search")
+        #expect(state.state == served.json, "the patches reproduce the state")
+        #expect(state.state["searchText"] == "kittens")
 
-            let unknown = try await client.openStream("/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA/events")
-            #expect(unknown.status == 404 && unknown.sink == nil)
-            #expect(try JSONParser.parse(unknown.errorBody)["error"]?["code"] == "session_not_found")
-            stream.close()
-        }
+        let unknown = try await client.openStream("/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA/events")
+        #expect(unknown.status == 404 && unknown.sink == nil)
+        #expect(try JSONParser.parse(unknown.errorBody)["error"]?["code"] == "session_not_found")
+        stream.close()
     }
 }
