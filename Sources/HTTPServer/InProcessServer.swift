@@ -12,7 +12,8 @@ import Glibc
 /// For router-mode tests (HummingbirdTesting's `.router`): they drive routes directly, without a port, a
 /// connection or a reader thread. What only a connection has stays with ``HTTPServer`` and its socket tests:
 /// framing, the head's size limit, the connection limit, deadlines, keep-alive, and a stream's back-pressure
-/// and gzip encoding (an in-process stream is plain text into the caller's sink).
+/// and gzip encoding (an in-process stream is plain text into the caller's sink), and the access log (the
+/// ``onRequest`` records are reported).
 @LoopActor
 public final class InProcessServer {
     /// The limits and error format in effect (those a connection needs are not used).
@@ -35,7 +36,8 @@ public final class InProcessServer {
     }
 
     /// Answers `request` as ``HTTPServer`` would on a connection; a deferred answer (`Prefer: wait`, a journal
-    /// write, a session taken over) is awaited.
+    /// write, a session taken over) is awaited. NB: a ``HTTPHandlerResult/callback(_:)`` that never calls back is
+    /// never answered, as on a connection until shutdown: there is no shutdown here to end the wait.
     public func respond(to request: InProcessRequest) async -> InProcessResponse {
         let started = ContinuousClock.now
         let requestID = requestIDs.id(given: request.header("X-Request-ID"))
