@@ -81,6 +81,9 @@ struct TestApplication {
         return TestHTTPClient(port: port)
     }
 
+    /// The server's own origin as a page of it names it (`Origin`), matching the `Host` the client sends.
+    var origin: String { inProcess == nil ? "http://127.0.0.1:\(port)" : "http://127.0.0.1" }
+
     /// A socket client (live mode only), for what needs one of its own (keep-alive, blocking reads).
     var socketClient: TestHTTPClient { TestHTTPClient(port: port) }
 
