@@ -10,7 +10,7 @@
 /// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer, and `""` (never a key: keys are 1 to 255
 ///   characters) → the bytes of the answers; `vmhost:{D}:ko`: list, the keys oldest first.
 enum JournalScript: CaseIterable {
-    case write, takeOver, release, touch, delete
+    case write, takeOver, release, touch, delete, hibernate
 
     /// The Lua text. NB: the SHA1 cache is keyed by the case, not the text: hashing the text on every call
     /// cost more than building the call.
@@ -21,6 +21,7 @@ enum JournalScript: CaseIterable {
         case .release: Self.releaseSource
         case .touch: Self.touchSource
         case .delete: Self.deleteSource
+        case .hibernate: Self.hibernateSource
         }
     }
 

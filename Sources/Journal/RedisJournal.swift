@@ -33,17 +33,17 @@ public final class RedisJournal: SessionJournal {
     public let client: RedisClient
 
     private let store: SessionStore
-    private let ttlMilliseconds: Int
+    let ttlMilliseconds: Int
     private let replayCapacity: Int
     private let keyCapacity: Int
     /// The bytes of idempotency answers kept per session (`idempotencyBytesPerSession`).
     private let keyBytesCapacity: Int
-    private let logger: Logger
-    private var names: [String] { store.viewModels.map(\.name) }
+    let logger: Logger
+    var names: [String] { store.viewModels.map(\.name) }
 
-    private var dirty: [String: Session] = [:]
+    var dirty: [String: Session] = [:]
     private var dirtySince: ContinuousClock.Instant?
-    private var needsFullWrite: [String: Session] = [:]
+    var needsFullWrite: [String: Session] = [:]
     // NB: no weak reference to the journal anywhere: one would give it a side table, which every retain of it
     // then goes through. Its timers are its own (they go with it); its commands and tasks hold it until they
     // end; the client's state callback is taken back when it goes (deinit).
@@ -55,7 +55,7 @@ public final class RedisJournal: SessionJournal {
     /// The writer each view model's snapshot is written with before it is copied into a write (kept: one
     /// buffer for all writes).
     private var snapshotWriter = JSONTextWriter()
-    private var isStopped = false
+    var isStopped = false
     /// Whether ``flush()`` is writing the batch.
     private var isFlushing = false
 
@@ -215,7 +215,7 @@ public final class RedisJournal: SessionJournal {
 
     // MARK: Writing
 
-    private func markDirty(_ session: Session) {
+    func markDirty(_ session: Session) {
         guard !isStopped else { return }
         if dirty.isEmpty { dirtySince = ContinuousClock.now }
         dirty[session.id] = session
@@ -444,7 +444,7 @@ public final class RedisJournal: SessionJournal {
     }
 
     /// The same, calling `completion` on the loop with the outcome: no task and no continuation.
-    private func evaluate(
+    func evaluate(
         _ script: JournalScript, keys: [String], arguments: [[UInt8]],
         then completion: @escaping @LoopActor (Result<RedisReply, RedisError>) -> Void
     ) {

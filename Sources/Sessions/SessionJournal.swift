@@ -19,6 +19,22 @@ public protocol SessionJournal: AnyObject {
     func sessionRemoved(_ session: Session)
     /// Loads a session this process does not hold, taking it over.
     func load(_ id: String) async -> JournalLoad
+    /// Gives up `session`, idle for `idle`, so it lives on in the journal only (hibernation): when it is durable
+    /// and the journal reachable, releases its ownership (only if this process still holds it) and returns true,
+    /// calling `completion` with the outcome later (never before returning); returns false, and never calls
+    /// `completion`, when nothing was sent (the session is not durable yet, or the journal is unavailable).
+    func hibernate(
+        _ session: Session, idleFor idle: Duration, then completion: @escaping @LoopActor (HibernationOutcome) -> Void
+    ) -> Bool
+}
+
+extension SessionJournal {
+    /// A journal that cannot hibernate keeps every session resident.
+    public func hibernate(
+        _ session: Session, idleFor idle: Duration, then completion: @escaping @LoopActor (HibernationOutcome) -> Void
+    ) -> Bool {
+        false
+    }
 }
 
 /// What the journal found for a session id.

@@ -15,6 +15,9 @@ public struct SessionStoreConfiguration: Sendable {
     public var idempotencyBytes = IdempotencyKeys.defaultMaxBytes
     /// Each session's budget of upstream loads per minute (``UpstreamBudget``); nil: unlimited.
     public var upstreamCallsPerMinute: Int?
+    /// With a journal, a session idle this long (no request, no open stream, no work in flight) leaves memory
+    /// and lives on in the journal only (``SessionStore/hibernateIdleSessions()``); nil: never.
+    public var hibernateAfter: Duration?
 
     /// Creates a configuration.
     public init(
@@ -39,12 +42,14 @@ public struct SessionLimitReached: Error, Sendable {
 public final class SessionStore {
     /// The limits in effect.
     public let configuration: SessionStoreConfiguration
-    private var sessions: [String: Session] = [:]
+    /// The resident sessions.
+    var sessions: [String: Session] = [:]
     /// The view models every session hosts, in order.
     public let viewModels: [ViewModelRegistration]
-    private let now: @LoopActor () -> ContinuousClock.Instant
+    let now: @LoopActor () -> ContinuousClock.Instant
     private var sweeper: LoopTimer?
-    /// Called when a session is removed, with the reason (`deleted`, `expired`, `shutdown`, `handed-over`).
+    /// Called when a session is removed, with the reason (`deleted`, `expired`, `shutdown`, `handed-over`,
+    /// `hibernated`).
     public var onRemove: (@LoopActor (Session, String) -> Void)?
     /// Called when a session was taken over from the journal.
     public var onTakeOver: (@LoopActor (Session) -> Void)?
@@ -59,6 +64,16 @@ public final class SessionStore {
     private var loading: [String: Task<TakeOver, Never>] = [:]
     /// Sessions held here by ``Session/owner`` (`maxSessionsPerSubject`).
     private var ownedCounts: [String: Int] = [:]
+    /// Sessions whose hibernation is in flight or failed (out of ``sessions``: lookups wait for the outcome).
+    var hibernating: [String: Hibernation] = [:]
+    /// Fingerprints of the sessions hibernated here and not woken here or expired (``HibernatedSessions``).
+    var hibernated: HibernatedSessions
+    /// When ``hibernated`` was last purged of expired sessions.
+    var lastHibernatedPurge: ContinuousClock.Instant
+    /// Hibernations and wake-ups so far.
+    public internal(set) var hibernationStatistics = HibernationStatistics()
+    /// Called after each wake-up of a session hibernated here, with how long the takeover took.
+    public var onWake: (@LoopActor (Session, Duration) -> Void)?
 
     /// How a lookup that may take a session over ended.
     public enum TakeOver: Sendable {
@@ -81,11 +96,17 @@ public final class SessionStore {
         self.configuration = configuration
         self.viewModels = viewModels
         self.now = now
+        let start = now()
+        hibernated = HibernatedSessions(epoch: start)
+        lastHibernatedPurge = start
     }
 
     /// Starts the periodic expiry check.
     public func startExpiry() {
-        let timer = LoopTimer(repeats: true) { [weak self] in self?.expireIdleSessions() }
+        let timer = LoopTimer(repeats: true) { [weak self] in
+            self?.expireIdleSessions()
+            self?.hibernateIdleSessions()
+        }
         timer.schedule(after: configuration.sweepInterval)
         sweeper = timer
     }
@@ -118,13 +139,22 @@ public final class SessionStore {
 
     /// The session with this id from memory, or taken over from the journal (its work in flight restarted).
     public func sessionOrTakeOver(_ id: String) async -> TakeOver {
+        // NB: a session being hibernated is taken back from the journal once its release is answered, never
+        // served from memory meanwhile: the release may already have happened in Redis.
+        guard await waitForHibernation(id) else { return .retryLater }
         if let session = session(id) { return .found(session) }
         guard let journal, SessionID.isWellFormed(id) else { return .notFound }
         if let running = loading[id] { return await running.value }
         let task = Task { @LoopActor [weak self] () -> TakeOver in
+            let started = self?.now()
             let result = await journal.load(id)
-            guard let self else { return .retryLater }
-            return self.finishTakeOver(id, result, journal: journal)
+            guard let self, let started else { return .retryLater }
+            let outcome = self.finishTakeOver(id, result, journal: journal)
+            if case .found(let session) = outcome, self.hibernated.remove(session.digest) {
+                self.hibernationStatistics.wakeups += 1
+                self.onWake?(session, self.now() - started)
+            }
+            return outcome
         }
         loading[id] = task
         let result = await task.value
@@ -190,7 +220,7 @@ public final class SessionStore {
         ownedCounts[owner] ?? 0
     }
 
-    private func counted(_ session: Session, _ change: Int) {
+    func counted(_ session: Session, _ change: Int) {
         guard let owner = session.owner else { return }
         let count = (ownedCounts[owner] ?? 0) + change
         ownedCounts[owner] = count > 0 ? count : nil
@@ -210,6 +240,7 @@ public final class SessionStore {
     /// Removes sessions idle for longer than the timeout; a session with an open stream is never idle.
     public func expireIdleSessions() {
         let current = now()
+        expireHibernating(now: current)
         for session in Array(sessions.values) {
             if session.openStreamCount > 0 {
                 session.lastActivity = current
@@ -232,6 +263,7 @@ public final class SessionStore {
         }
         sessions.removeAll()
         ownedCounts.removeAll()
+        closeHibernating()
     }
 }
 

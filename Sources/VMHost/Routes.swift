@@ -54,6 +54,7 @@ final class Routes {
         router.on(.get, "/metrics") { [self] _ in
             let load = serverLoad()
             metrics.update(sessions: sessions.count, streams: load.streams, connections: load.connections)
+            metrics.updateHibernation(sessions.hibernationStatistics, hibernated: sessions.hibernatedCount)
             if let journal = journalStatus() {
                 metrics.updateJournal(journal.statistics, available: journal.isAvailable, lag: journal.lag)
             }

@@ -80,6 +80,11 @@ public final class VMHostApplication {
             idleTimeout: idleTimeout, maxSessions: configuration.maxSessions,
             sweepInterval: min(.seconds(5), idleTimeout / 4), replay: configuration.replay
         )
+        if configuration.redisURL != nil, configuration.hibernateAfter > .zero {
+            store.hibernateAfter = configuration.hibernateAfter
+            // NB: a sweep at least every quarter of the delay, so a session hibernates within 1.25× of it.
+            store.sweepInterval = max(.milliseconds(250), min(store.sweepInterval, configuration.hibernateAfter / 4))
+        }
         store.idempotencyBytes = configuration.idempotencyBytesPerSession
         store.upstreamCallsPerMinute = configuration.upstreamCallsPerMinute
         sessions = SessionStore(
@@ -303,6 +308,7 @@ public final class VMHostApplication {
         )
         let metrics = self.metrics
         journal.onWriteLatency = { metrics.journalWrite($0) }
+        sessions.onWake = { _, duration in metrics.sessionWoken(duration) }
         sessions.onRestoreFailure = { [logger] id, error in
             logger.error(
                 "session in the journal cannot be restored: treated as missing",

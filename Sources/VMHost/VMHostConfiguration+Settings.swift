@@ -93,6 +93,10 @@ extension VMHostConfiguration {
             "redisTimeoutMilliseconds", "VMHOST_REDIS_TIMEOUT_MS",
             "milliseconds a journal command may take before Redis counts as unavailable", \.redisTimeout,
             .milliseconds(1), 10...600_000),
+        .duration(
+            "hibernateAfterSeconds", "VMHOST_HIBERNATE_AFTER_SECONDS",
+            "with Redis, seconds without requests, streams or work before a session leaves memory for Redis (0: never)",
+            \.hibernateAfter, .seconds(1), 0...604_800),
         .optionalText(
             "authHs256SecretFile", "VMHOST_AUTH_HS256_SECRET_FILE", "FILE",
             "turn authentication on: JWTs signed with HS256 by this secret (at least 32 bytes)", \.authHS256SecretFile),

@@ -61,6 +61,9 @@ public struct VMHostConfiguration: Sendable, Equatable {
     public var nodeID: String?
     /// How long a journal command may take before Redis counts as unavailable (`redisTimeoutMilliseconds`).
     public var redisTimeout = Duration.milliseconds(2_000)
+    /// With Redis, how long a session without a request, a stream or work in flight stays in memory before it
+    /// hibernates (lives on in Redis only) (`hibernateAfterSeconds`); zero: never.
+    public var hibernateAfter = Duration.seconds(60)
 
     // Authentication, limits and abuse (API.md). Authentication is off unless a key source is set.
 

@@ -4,6 +4,7 @@ import HTTPServer
 import Journal
 import Prometheus
 import Services
+import Sessions
 import Synchronization
 import Upstreams
 
@@ -42,6 +43,36 @@ final class VMHostMetrics: Sendable {
         takeovers = CoreMetrics.Counter(label: "vmhost_sessions_taken_over_total", factory: factory)
         handovers = CoreMetrics.Counter(label: "vmhost_sessions_handed_over_total", factory: factory)
         journalLatency = CoreMetrics.Timer(label: "vmhost_journal_write_duration_seconds", factory: factory)
+        hibernatedSessions = CoreMetrics.Gauge(label: "vmhost_sessions_hibernated", factory: factory)
+        hibernations = CoreMetrics.Counter(label: "vmhost_sessions_hibernated_total", factory: factory)
+        wakeups = CoreMetrics.Counter(label: "vmhost_sessions_woken_total", factory: factory)
+        hibernationFailures = CoreMetrics.Counter(label: "vmhost_hibernation_failures_total", factory: factory)
+        wakeLatency = CoreMetrics.Timer(label: "vmhost_session_wake_duration_seconds", factory: factory)
+    }
+
+    private let hibernationExported = Mutex(HibernationStatistics())
+    private let hibernatedSessions: CoreMetrics.Gauge
+    private let hibernations: CoreMetrics.Counter
+    private let wakeups: CoreMetrics.Counter
+    private let hibernationFailures: CoreMetrics.Counter
+    private let wakeLatency: CoreMetrics.Timer
+
+    /// The store's hibernation counters as of now, and its estimate of the sessions hibernated here
+    /// (``SessionStore/hibernatedCount``).
+    func updateHibernation(_ statistics: HibernationStatistics, hibernated: Int) {
+        let previous = hibernationExported.withLock { exported in
+            defer { exported = statistics }
+            return exported
+        }
+        hibernations.increment(by: Int64(statistics.hibernations - previous.hibernations))
+        wakeups.increment(by: Int64(statistics.wakeups - previous.wakeups))
+        hibernationFailures.increment(by: Int64(statistics.failures - previous.failures))
+        hibernatedSessions.record(hibernated)
+    }
+
+    /// One wake-up's takeover (a request for a session hibernated here, to its state in memory again).
+    func sessionWoken(_ duration: Duration) {
+        wakeLatency.recordNanoseconds(RequestMetrics.nanoseconds(duration))
     }
 
     func sessionCreated() { sessionsCreated.increment() }
