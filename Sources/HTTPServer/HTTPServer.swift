@@ -48,6 +48,8 @@ public final class HTTPServer {
     private var awaitingCallback: Set<Int> = []
     private var nextDeferredID = 0
     private var shutdownTask: Task<Void, Never>?
+    /// Shutdown waiting for the last answer and the last byte (``settleShutdown()`` resumes it).
+    private var quietWaiter: CheckedContinuation<Void, Never>?
     /// ``HTTPServerConfiguration/allowedOrigins``, lower-cased.
     private let allowedOrigins: Set<String>
 
@@ -72,7 +74,8 @@ public final class HTTPServer {
         accessLog = AccessLog(logger: logger)
         deadlines = ConnectionDeadlines(
             timeout: configuration.idleTimeout, streamTimeout: configuration.streamTimeout,
-            limit: ConnectionLimit(maximum: configuration.maxConnections, reserve: configuration.reservedConnections))
+            limit: ConnectionLimit(maximum: configuration.maxConnections, reserve: configuration.reservedConnections),
+            clock: configuration.clock)
         allowedOrigins = Set(configuration.allowedOrigins.map { $0.lowercased() })
         writer.commonHeaders = configuration.commonHeaders
     }
@@ -191,12 +194,7 @@ public final class HTTPServer {
         for task in deferred.values {
             task.cancel()
         }
-        let deadline = ContinuousClock.now.advanced(by: flushTimeout)
-        while !deferred.isEmpty || !awaitingCallback.isEmpty, ContinuousClock.now < deadline {
-            try? await LoopClock().sleep(for: .milliseconds(10))
-        }
-        // NB: give the loop a moment to write the final chunks before evhttp_free closes the sockets.
-        try? await LoopClock().sleep(for: .milliseconds(50))
+        await untilQuiet(flushTimeout: flushTimeout)
         if let http {
             Self.unregister(http)
             evhttp_free(http)
@@ -206,13 +204,46 @@ public final class HTTPServer {
         state = .stopped
     }
 
+    /// Suspends until every deferred request and callback has answered and every connection's output has gone
+    /// to its socket (evhttp_free then closes them), or `flushTimeout` has passed on the server's clock.
+    ///
+    /// NB: awaited, not polled: the end of each deferred request, each callback and each write to a socket
+    /// calls ``settleShutdown()``, and one sleep on the clock bounds the wait.
+    private func untilQuiet(flushTimeout: Duration) async {
+        deadlines.watchOutput { [unowned self] in self.settleShutdown() }
+        guard !isQuiet else { return }
+        let clock = configuration.clock
+        let bound = Task { @LoopActor [weak self] in
+            try? await clock.sleep(for: flushTimeout)
+            self?.endQuietWait()
+        }
+        await withCheckedContinuation { quietWaiter = $0 }
+        bound.cancel()
+    }
+
+    private var isQuiet: Bool {
+        deferred.isEmpty && awaitingCallback.isEmpty && !deadlines.hasOutputWaiting
+    }
+
+    /// Resumes shutdown once nothing is left to answer or to write.
+    private func settleShutdown() {
+        guard quietWaiter != nil, isQuiet else { return }
+        endQuietWait()
+    }
+
+    private func endQuietWait() {
+        guard let quietWaiter else { return }
+        self.quietWaiter = nil
+        quietWaiter.resume()
+    }
+
     /// Whether responses close their connections (the server no longer takes new requests).
     var closesConnections: Bool { state != .started }
 
     // MARK: Request handling
 
     fileprivate func handle(_ raw: OpaquePointer) {
-        let started = ContinuousClock.now
+        let started = configuration.clock.now
         let requestID = requestIDs.id(for: raw)
         guard let method = HTTPMethod(evhttp: evhttp_request_get_command(raw)) else {
             let response = configuration.errorResponder.response(for: .methodNotImplemented)
@@ -278,6 +309,7 @@ public final class HTTPServer {
             start { response in
                 guard self.awaitingCallback.remove(id) != nil else { return }
                 self.respond(response, to: request, started: started)
+                self.settleShutdown()
             }
         case .later(let operation):
             runDeferred(for: request) {
@@ -303,6 +335,7 @@ public final class HTTPServer {
         deferred[id] = Task {
             await operation()
             self.deferred[id] = nil
+            self.settleShutdown()
         }
     }
 
@@ -371,7 +404,7 @@ public final class HTTPServer {
         _ route: String, _ method: HTTPMethod, _ status: Int, requestID: String, started: ContinuousClock.Instant
     ) {
         let record = HTTPRequestRecord(
-            route: route, method: method, status: status, duration: ContinuousClock.now - started
+            route: route, method: method, status: status, duration: configuration.clock.now - started
         )
         accessLog.log(record, requestID: requestID)
         onRequest?(record)

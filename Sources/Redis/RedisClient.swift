@@ -60,9 +60,14 @@ public final class RedisClient {
     /// Whether commands go out at once (the state is ``RedisClientState/ready``).
     public var isAvailable: Bool { state == .ready }
 
+    /// The clock of command and connect deadlines and of latencies.
+    let clock: LoopClock
+
     /// Creates a client; nothing happens until ``start()``.
-    public init(configuration: RedisConfiguration) {
+    /// - Parameter clock: the clock of deadlines and latencies (the application's).
+    public init(configuration: RedisConfiguration, clock: LoopClock = LoopClock()) {
         self.configuration = configuration
+        self.clock = clock
     }
 
     isolated deinit {
@@ -137,8 +142,8 @@ public final class RedisClient {
             completion(.failure(.unavailable))
             return
         }
-        let deadline = ContinuousClock.now + configuration.commandTimeout
-        let pending = PendingCommand(command, deadline: deadline) { [self] result, latency in
+        let deadline = clock.now + configuration.commandTimeout
+        let pending = PendingCommand(command, deadline: deadline, clock: clock) { [self] result, latency in
             record(result, latency: latency)
             completion(result)
         }

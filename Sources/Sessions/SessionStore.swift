@@ -42,7 +42,7 @@ public final class SessionStore {
     private var sessions: [String: Session] = [:]
     /// The view models every session hosts, in order.
     public let viewModels: [ViewModelRegistration]
-    private let now: @LoopActor () -> ContinuousClock.Instant
+    private let clock: LoopClock
     private var sweeper: LoopTimer?
     /// Called when a session is removed, with the reason (`deleted`, `expired`, `shutdown`, `handed-over`).
     public var onRemove: (@LoopActor (Session, String) -> Void)?
@@ -73,14 +73,14 @@ public final class SessionStore {
     /// Creates a store.
     /// - Parameters:
     ///   - viewModels: the view models of every session, in order.
-    ///   - now: the clock (injected for tests).
+    ///   - clock: the clock of activity and expiry (a test clock in tests).
     public init(
         configuration: SessionStoreConfiguration, viewModels: [ViewModelRegistration],
-        now: @escaping @LoopActor () -> ContinuousClock.Instant = { ContinuousClock.now }
+        clock: LoopClock = LoopClock()
     ) {
         self.configuration = configuration
         self.viewModels = viewModels
-        self.now = now
+        self.clock = clock
     }
 
     /// Starts the periodic expiry check.
@@ -103,7 +103,7 @@ public final class SessionStore {
             throw SessionLimitReached(limit: configuration.maxSessions)
         }
         let session = Session(
-            id: SessionID.generate(nodeTag: nodeTag), viewModels: viewModels, now: now(),
+            id: SessionID.generate(nodeTag: nodeTag), viewModels: viewModels, now: clock.now,
             replay: configuration.replay, owner: owner
         )
         applyLimits(to: session)
@@ -142,7 +142,7 @@ public final class SessionStore {
             let session: Session
             do throws(SnapshotError) {
                 session = try Session(
-                    record: record, viewModels: viewModels, now: now(), replay: configuration.replay
+                    record: record, viewModels: viewModels, now: clock.now, replay: configuration.replay
                 )
                 applyLimits(to: session)
             } catch {
@@ -173,7 +173,7 @@ public final class SessionStore {
     /// or expired ids.
     public func session(_ id: String, touching: Bool = true) -> Session? {
         guard let session = sessions[id] else { return nil }
-        if touching { session.lastActivity = now() }
+        if touching { session.lastActivity = clock.now }
         return session
     }
 
@@ -181,7 +181,7 @@ public final class SessionStore {
     /// nil otherwise, so that another owner's session reads exactly like a missing one.
     public func session(_ id: String, ownedBy owner: String?) -> Session? {
         guard let session = sessions[id], owner == nil || session.owner == owner else { return nil }
-        session.lastActivity = now()
+        session.lastActivity = clock.now
         return session
     }
 
@@ -209,7 +209,7 @@ public final class SessionStore {
 
     /// Removes sessions idle for longer than the timeout; a session with an open stream is never idle.
     public func expireIdleSessions() {
-        let current = now()
+        let current = clock.now
         for session in Array(sessions.values) {
             if session.openStreamCount > 0 {
                 session.lastActivity = current
@@ -240,7 +240,7 @@ extension SessionStore {
     func applyLimits(to session: Session) {
         session.idempotencyKeys.maxBytes = configuration.idempotencyBytes
         if let perMinute = configuration.upstreamCallsPerMinute {
-            session.useUpstreamBudget(UpstreamBudget(perMinute: perMinute, now: now))
+            session.useUpstreamBudget(UpstreamBudget(perMinute: perMinute, clock: clock))
         }
     }
 }

@@ -1,39 +1,40 @@
+import EventLoop
 import Synchronization
 
 /// A clock that only moves when the test says so: debounce and timeouts without real sleeping.
-public final class TestClock: Clock, Sendable {
-    public struct Instant: InstantProtocol {
-        public var offset: Duration
-
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
+///
+/// It is the time of a manual ``EventLoop/LoopClock`` (``clock``), the one clock type the server reads, so a
+/// test hands ``clock`` to whatever it builds (a view model, an application) and moves it with
+/// ``advance(by:)``.
+public final class TestClock: ManualTimeSource {
     private struct Sleeper {
         var id: Int
-        var deadline: Instant
+        var deadline: ContinuousClock.Instant
         var continuation: CheckedContinuation<Void, any Error>
     }
 
     private struct State {
-        var now = Instant(offset: .zero)
+        var now: ContinuousClock.Instant
         var sleepers: [Sleeper] = []
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    /// A clock at offset zero with nobody sleeping.
-    public init() {}
+    /// A clock stopped at the real time of its creation, with nobody sleeping.
+    public init() {
+        state = Mutex(State(now: ContinuousClock.now))
+    }
 
-    public var now: Instant { state.withLock { $0.now } }
-    public var minimumResolution: Duration { .zero }
+    /// The server's clock type, with this clock's time and sleeps.
+    public var clock: LoopClock { LoopClock(source: self) }
+
+    public var now: ContinuousClock.Instant { state.withLock { $0.now } }
 
     /// Number of tasks sleeping on this clock.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    public func sleep(until deadline: ContinuousClock.Instant) async throws {
         try Task.checkCancellation()
         let id = state.withLock { state in
             defer { state.nextID += 1 }
@@ -66,7 +67,7 @@ public final class TestClock: Clock, Sendable {
     /// Moves time forward, waking every sleeper whose deadline has come (in deadline order).
     public func advance(by duration: Duration) {
         let due = state.withLock { state -> [Sleeper] in
-            state.now = state.now.advanced(by: duration)
+            state.now += duration
             let now = state.now
             let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
             state.sleepers.removeAll { $0.deadline <= now }

@@ -4,6 +4,7 @@ import HTTPClient
 import Logging
 import Services
 import Testing
+import VMHostTesting
 
 @testable import Upstreams
 
@@ -73,17 +74,17 @@ struct SharedFetcherTests {
 
     @Test func cacheServesFreshAnswersAndExpiresThem() async throws {
         let fake = try makeFake(latency: .zero)
-        var clock = ContinuousClock.now
-        let fetcher = SharedFetcher(client: HTTPClient(), ttl: .seconds(60), now: { clock })
+        let clock = TestClock()
+        let fetcher = SharedFetcher(client: HTTPClient(), ttl: .seconds(60), clock: clock.clock)
         let outcomes = Outcomes()
         fetcher.onOutcome = { outcomes.all.append($0) }
         let url = "\(fake.baseURL)/products?page=1&pageSize=3"
 
         _ = try await fetcher.get(url, cacheable: true)
-        clock = clock.advanced(by: .seconds(59))
+        clock.advance(by: .seconds(59))
         _ = try await fetcher.get(url, cacheable: true)
         #expect(fake.requestCount("/products") == 1)
-        clock = clock.advanced(by: .seconds(2))
+        clock.advance(by: .seconds(2))
         _ = try await fetcher.get(url, cacheable: true)
         #expect(fake.requestCount("/products") == 2, "expired after the TTL")
         _ = try await fetcher.get(url, cacheable: false)

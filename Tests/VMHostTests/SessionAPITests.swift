@@ -135,7 +135,7 @@ struct SessionAPITests {
             #expect(try await stream.next()?.event == "snapshot")
             let idle = try await app.createSession()
             // An hour passes: the session without a stream expires at the next sweep, the one with a stream not.
-            await time.advance(by: .seconds(3600))
+            time.advance(by: .seconds(3600))
             #expect(
                 try await eventually(timeout: .seconds(20), every: .milliseconds(100)) {
                     try await app.client.get("/metrics").text.contains("vmhost_sessions 1")

@@ -2,6 +2,7 @@ import Auth
 import EventLoop
 import FakeUpstream
 import Logging
+import Synchronization
 import VMHost
 import VMHostTesting
 
@@ -10,8 +11,8 @@ struct TestApplication {
     let application: VMHostApplication
     let port: Int
 
-    /// Starts an application; `time`, when given, is the clock of session activity and expiry, `clock` the
-    /// clock of view-model timers (the search debounce), and `wallClock` the time tokens are judged by; `log`,
+    /// Starts an application; `time` (real time that the test moves forward) or `clock` (a clock that moves
+    /// only when the test advances it), when given, is the application's one clock, and `wallClock` the time tokens are judged by; `log`,
     /// when given, receives every line the application logs at its configured level.
     static func start(
         _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil,
@@ -32,10 +33,9 @@ struct TestApplication {
     ) throws -> TestApplication {
         var logger = log?.logger(level: settings.logLevel) ?? Logger(label: "vmhost-test")
         logger.logLevel = settings.logLevel
-        let now: @LoopActor () -> ContinuousClock.Instant =
-            if let time { { time.now } } else { { ContinuousClock.now } }
+        precondition(time == nil || clock == nil, "one clock: a session time or a test clock")
         let application = VMHostApplication(
-            configuration: settings, logger: logger, now: now, clock: clock ?? LoopClock(),
+            configuration: settings, logger: logger, clock: time?.clock ?? clock?.clock ?? LoopClock(),
             wallClock: wallClock ?? WallClock.now)
         let port = try application.start()
         return TestApplication(application: application, port: port)
@@ -105,19 +105,26 @@ extension TestApplication {
     }
 }
 
-/// The time sessions see: real time plus what the test has skipped, so a test expires sessions by moving the
-/// clock instead of waiting for idle timeouts.
-@LoopActor
-final class SessionTime {
-    private var skipped = Duration.zero
+/// Real time plus what the test has skipped, so a test expires sessions by moving the clock instead of waiting
+/// for idle timeouts, while everything else (HTTP deadlines, `Prefer: wait`) runs in real time.
+final class SessionTime: ManualTimeSource {
+    private let skipped = Mutex(Duration.zero)
 
-    nonisolated init() {}
+    init() {}
 
-    /// Now, as the session store sees it.
-    var now: ContinuousClock.Instant { ContinuousClock.now + skipped }
+    /// The application's clock with this time.
+    var clock: LoopClock { LoopClock(source: self) }
+
+    /// Now, as the application sees it.
+    var now: ContinuousClock.Instant { ContinuousClock.now + skipped.withLock { $0 } }
+
+    /// Sleeps in real time until `deadline` less what was skipped when the sleep began.
+    func sleep(until deadline: ContinuousClock.Instant) async throws {
+        try await LoopClock().sleep(until: deadline - skipped.withLock { $0 })
+    }
 
     /// Moves the clock forward by `duration`.
     func advance(by duration: Duration) {
-        skipped += duration
+        skipped.withLock { $0 += duration }
     }
 }

@@ -13,7 +13,7 @@ struct SearchViewModelTests {
     let viewModel: SearchViewModel
 
     init() {
-        viewModel = SearchViewModel(service: service, clock: clock)
+        viewModel = SearchViewModel(service: service, clock: clock.clock)
     }
 
     func results(_ text: String, pages: [Int], pageCount: Int = 3) -> SearchResults {

@@ -17,7 +17,7 @@ struct SnapshotTests {
 
     @Test func aLoadedSearchWithRecentSearchesAndMetadataRestoresEqual() async throws {
         let service = FakeFlickrService()
-        let original = SearchViewModel(service: service, clock: TestClock())
+        let original = SearchViewModel(service: service, clock: TestClock().clock)
         try original.execute(text: "kittens")
         await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
         try original.loadMore()
@@ -28,7 +28,7 @@ struct SnapshotTests {
         await service.answer(.comments(firstPhoto), with: .success(.count(2)))
         #expect(original.state.results.value?.photos.first?.favorites == 7)
 
-        let restored = SearchViewModel(service: FakeFlickrService(), clock: TestClock())
+        let restored = SearchViewModel(service: FakeFlickrService(), clock: TestClock().clock)
         try restored.restore(snapshot(of: original))
         #expect(restored.state == original.state)
         #expect(restored.state.json == original.state.json)
@@ -37,14 +37,14 @@ struct SnapshotTests {
 
     @Test func aSearchInFlightRunsAgainWhereItIsRestored() async throws {
         let service = FakeFlickrService()
-        let original = SearchViewModel(service: service, clock: TestClock())
+        let original = SearchViewModel(service: service, clock: TestClock().clock)
         try original.execute(text: "kittens")
         await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
         try original.loadMore()
         let snapshot = try snapshot(of: original)
 
         let other = FakeFlickrService()
-        let restored = SearchViewModel(service: other, clock: TestClock())
+        let restored = SearchViewModel(service: other, clock: TestClock().clock)
         try restored.restore(snapshot)
         #expect(restored.state.json == original.state.json, "the same state, page 2 loading")
         await settle()
@@ -92,7 +92,7 @@ struct SnapshotTests {
         #"{"state": {"searchText": "a", "results": {"status": "idle"}, "recentSearches": [], "lastError": {"kind": "alien", "message": "x"}}, "debouncePending": false}"#,
     ])
     func corruptSnapshotsAreErrorsAndChangeNothing(text: String) throws {
-        let viewModel = SearchViewModel(service: FakeFlickrService(), clock: TestClock())
+        let viewModel = SearchViewModel(service: FakeFlickrService(), clock: TestClock().clock)
         viewModel.setText("kept")
         #expect(throws: SnapshotError.self) { try viewModel.restore(JSONParser.parse(text)) }
         #expect(viewModel.state == SearchState(searchText: "kept"))
