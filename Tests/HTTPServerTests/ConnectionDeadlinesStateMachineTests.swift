@@ -27,7 +27,8 @@ struct ConnectionDeadlinesStateMachineTests {
         #expect(machine.headDeadline == at(.seconds(10)) && machine.writeTimeout == timeout)
         #expect(sweep(&machine, at: .seconds(9)) == .none)
         #expect(sweep(&machine, at: .seconds(10)) == .close, "due exactly at the deadline")
-        #expect(machine.headDeadline == at(.seconds(20)), "a closed connection gets a fresh deadline, not a second close")
+        #expect(
+            machine.headDeadline == at(.seconds(20)), "a closed connection gets a fresh deadline, not a second close")
         #expect(sweep(&machine, at: .seconds(11)) == .none)
     }
 
@@ -88,8 +89,14 @@ struct ConnectionDeadlinesStateMachineTests {
             asked += 1
             return false
         }
-        #expect(machine.sweep(at: at(.seconds(5)), outputWaiting: 500, timeout: timeout, draining: false, socketAcceptsOutput: full) == .none)
-        #expect(machine.sweep(at: at(.seconds(11)), outputWaiting: 600, timeout: timeout, draining: false, socketAcceptsOutput: full) == .close)
+        #expect(
+            machine.sweep(
+                at: at(.seconds(5)), outputWaiting: 500, timeout: timeout, draining: false, socketAcceptsOutput: full)
+                == .none)
+        #expect(
+            machine.sweep(
+                at: at(.seconds(11)), outputWaiting: 600, timeout: timeout, draining: false, socketAcceptsOutput: full)
+                == .close)
         #expect(asked == 2, "the socket is asked at each pass after the first")
         #expect(machine.outputStalledSince == nil && machine.outputWaiting == 600)
     }
@@ -122,7 +129,8 @@ struct ConnectionDeadlinesStateMachineTests {
             at: at(.seconds(50)), outputWaiting: 500, timeout: timeout, draining: false, socketAcceptsOutput: { false })
         #expect(stalled == .none, "past the idle timeout, within the stream timeout")
         let gone = machine.sweep(
-            at: at(.seconds(101)), outputWaiting: 500, timeout: timeout, draining: false, socketAcceptsOutput: { false })
+            at: at(.seconds(101)), outputWaiting: 500, timeout: timeout, draining: false, socketAcceptsOutput: { false }
+        )
         #expect(gone == .close)
 
         machine.responseSent(at: at(.seconds(200)), timeout: timeout, draining: false)
