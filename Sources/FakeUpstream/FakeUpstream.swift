@@ -27,7 +27,7 @@ import Logging
 /// target when it carries an `api_key`); DummyJSON has no in-body failure,
 /// so there it answers a truncated body like `malformed`.
 @LoopActor
-public final class FakeUpstream {
+public final class FakeUpstream: LoopService {
     /// The current behaviour.
     public var behavior: FakeUpstreamBehavior
     /// Requests served per path (`/products`, `/dummyjson/products`, `/images`) or Flickr method

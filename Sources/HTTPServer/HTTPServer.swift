@@ -19,7 +19,7 @@ import Glibc
 /// response writing (``ResponseWriter``), checks of the head (``RequestHead``), event streams
 /// (`HTTPServer+EventStreams.swift`, ``ServerSentEventStream``) with gzip segments from EventStreams.
 @LoopActor
-public final class HTTPServer {
+public final class HTTPServer: LoopService {
     /// The limits, address and error format in effect.
     public let configuration: HTTPServerConfiguration
     /// Called after every request with its route, status and duration.
@@ -170,10 +170,15 @@ public final class HTTPServer {
         deadlines.closeIdleConnections()
     }
 
+    /// Graceful shutdown with a flush bound of one second (``shutdown(flushTimeout:)``).
+    public func shutdown() async {
+        await shutdown(flushTimeout: .seconds(1))
+    }
+
     /// Graceful shutdown: drain, end every stream, cancel and answer deferred requests, let the loop flush
     /// output (bounded by `flushTimeout`), then free the server and its connections. Idempotent: a later call
     /// returns once the first has finished.
-    public func shutdown(flushTimeout: Duration = .seconds(1)) async {
+    public func shutdown(flushTimeout: Duration) async {
         if let shutdownTask { return await shutdownTask.value }
         guard state != .idle else {
             state = .stopped
@@ -378,6 +383,9 @@ public final class HTTPServer {
     }
 
     private func respond(_ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant) {
+        // NB: an answer after shutdown (a deferred request or callback past the flush bound) has no request left
+        // to go to: evhttp_free freed it.
+        guard state != .stopped else { return }
         writer.send(
             response, to: request.raw, requestID: request.requestID, method: request.method, closing: closesConnections
         )

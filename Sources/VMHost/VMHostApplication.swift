@@ -302,18 +302,28 @@ public final class VMHostApplication {
     /// a restart) continues it with no gap.
     public func shutdown() async {
         isDraining = true
+        // NB: the API stops taking work first (503 to session routes, listener closed), so no new work reaches
+        // the sessions the journal is about to hand over.
         server?.startDraining()
-        if let journal {
-            await journal.releaseAll()
+        for part in longLivedParts {
+            await part.shutdown()
         }
-        sessions.closeAll()
-        journal?.shutdown()
-        await server?.shutdown()
         server = nil
-        await metricsServer?.shutdown()
         metricsServer = nil
-        await fakeUpstream?.shutdown()
         logger.info("vmhost stopped")
+    }
+
+    /// Every long-lived part, in the order shutdown stops them: the journal hands the sessions over, the
+    /// sessions close, then the servers finish their requests and streams, the fake upstream last (requests
+    /// still in flight may need it).
+    private var longLivedParts: [any LoopService] {
+        var parts: [any LoopService] = []
+        if let journal { parts.append(JournalService(journal: journal, sessions: sessions)) }
+        parts.append(SessionExpiryService(sessions: sessions))
+        if let server { parts.append(server) }
+        if let metricsServer { parts.append(metricsServer) }
+        if let fakeUpstream { parts.append(fakeUpstream) }
+        return parts
     }
 }
 

@@ -63,7 +63,8 @@ struct HTTPServerLifecycleTests {
     }
 
     @Test func aCallbackResultIsAnsweredOnceWhenCalledAndShutdownWaitsForIt() async throws {
-        let (server, state) = makeServer()
+        let clock = TestClock()
+        let (server, state) = makeServer(HTTPServerConfiguration(port: 0, clock: clock.clock))
         let port = try server.start()
         let client = TestHTTPClient(port: port)
         async let first = client.get("/called-back")
@@ -78,12 +79,32 @@ struct HTTPServerLifecycleTests {
         try #require(await eventually { state.callbacks.count == 1 })
         let stopping = Task { await server.shutdown(flushTimeout: .seconds(30)) }
         #expect(await eventually { server.state == .stopping })
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { clock.sleeperCount == 1 }, "shutdown waits, bounded by its flush timeout")
+        clock.advance(by: .seconds(29))
         #expect(server.state == .stopping, "shutdown waits for the callback")
         state.callbacks.removeFirst()(.json(["answer": 3]))
         #expect(try await second.json == ["answer": 3])
         await stopping.value
         #expect(server.state == .stopped)
+    }
+
+    @Test func shutdownStopsWaitingForACallbackOnceTheFlushTimeoutHasPassedOnTheServersClock() async throws {
+        let clock = TestClock()
+        let (server, state) = makeServer(HTTPServerConfiguration(port: 0, clock: clock.clock))
+        let port = try server.start()
+        let client = TestHTTPClient(port: port)
+        let unanswered = Task { try? await client.get("/called-back") }
+        try #require(await eventually { state.callbacks.count == 1 })
+        let stopping = Task { await server.shutdown(flushTimeout: .seconds(5)) }
+        try #require(await eventually { clock.sleeperCount == 1 }, "shutdown waits for the callback")
+        clock.advance(by: .seconds(4))
+        #expect(server.state == .stopping, "not before the flush timeout")
+        clock.advance(by: .seconds(1))
+        await stopping.value
+        #expect(server.state == .stopped, "the bound ended the wait")
+        _ = await unanswered.value
+        state.callbacks.removeFirst()(.json(["late": true]))
+        #expect(server.state == .stopped, "a late answer goes nowhere")
     }
 
     @Test func aStreamItsOwnerHoldsBeyondTheServerIsClosedAndRefusesWrites() async throws {
