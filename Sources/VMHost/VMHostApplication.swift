@@ -344,7 +344,9 @@ final class UpstreamFactory {
         fetcher = SharedFetcher(client: client, ttl: configuration.upstreamCacheTTL, clock: clock)
         fetcher.onOutcome = { metrics.upstreamCache($0.rawValue) }
         self.configuration = configuration
-        self.recorder = metrics.upstreamRecorder
+        var recorder = metrics.upstreamRecorder
+        recorder.clock = clock
+        self.recorder = recorder
     }
 
     /// Sets the upstream URLs from the configuration, using the fake upstream at `fakeBaseURL` for any upstream
