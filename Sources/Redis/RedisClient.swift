@@ -60,8 +60,9 @@ public final class RedisClient {
     /// Whether commands go out at once (the state is ``RedisClientState/ready``).
     public var isAvailable: Bool { state == .ready }
 
-    /// The clock of command and connect deadlines and of latencies.
-    let clock: LoopClock
+    /// The clock of command and connect deadlines and of latencies (the application's; what the journal on
+    /// this client may read time from).
+    public let clock: LoopClock
 
     /// Creates a client; nothing happens until ``start()``.
     /// - Parameter clock: the clock of deadlines and latencies (the application's).
