@@ -12,7 +12,7 @@ public struct LoopClock: Clock {
     public typealias Instant = ContinuousClock.Instant
 
     /// Where a manual clock's time comes from (a test's); nil for real time.
-    private let source: (any ManualTimeSource)?
+    let source: (any ManualTimeSource)?
 
     /// The real clock.
     public init() {
@@ -48,6 +48,24 @@ public protocol ManualTimeSource: AnyObject, Sendable {
     var now: ContinuousClock.Instant { get }
     /// Returns once the time is `deadline` or later; throws `CancellationError` when the task is cancelled.
     func sleep(until deadline: ContinuousClock.Instant) async throws
+    /// Whether ``LoopTimer``s on this clock fire when its time reaches them (a test clock), rather than in real
+    /// time (false unless the source says so).
+    var drivesTimers: Bool { get }
+    /// Arms `timer` to fire `delay` from now on this clock (and every `delay` after, if `repeating`),
+    /// replacing its earlier schedule. Called only when ``drivesTimers``.
+    @LoopActor func arm(_ timer: LoopTimer, after delay: Duration, repeating: Bool)
+    /// Disarms `timer`; nothing when it is not armed.
+    @LoopActor func disarm(_ timer: LoopTimer)
+    /// Whether `timer` is armed on this clock.
+    @LoopActor func isArmed(_ timer: LoopTimer) -> Bool
+}
+
+extension ManualTimeSource {
+    /// Timers run in real time.
+    public var drivesTimers: Bool { false }
+    public func arm(_ timer: LoopTimer, after delay: Duration, repeating: Bool) {}
+    public func disarm(_ timer: LoopTimer) {}
+    public func isArmed(_ timer: LoopTimer) -> Bool { false }
 }
 
 /// One pending sleep: a loop timer and the continuation it resumes.

@@ -67,7 +67,7 @@ final class ConnectionDeadlines {
     /// close only then: a short period keeps a flood of those from holding descriptors. Checking 10,000 open
     /// connections takes well under a millisecond.
     func start() {
-        let timer = LoopTimer(repeats: true) { [weak self] in self?.sweep() }
+        let timer = LoopTimer(clock: clock, repeats: true) { [weak self] in self?.sweep() }
         timer.schedule(after: min(.milliseconds(250), timeout / 4))
         sweeper = timer
     }

@@ -47,8 +47,8 @@ public final class RedisClient {
     var consecutiveFailures = 0
     var connectAttempts = 0
     var pendingCloseReason: String?
-    lazy var watchdog = LoopTimer { [weak self] in self?.watchdogFired() }
-    lazy var reconnectTimer = LoopTimer { [weak self] in self?.reconnectTimerFired() }
+    lazy var watchdog = LoopTimer(clock: clock) { [weak self] in self?.watchdogFired() }
+    lazy var reconnectTimer = LoopTimer(clock: clock) { [weak self] in self?.reconnectTimerFired() }
     lazy var deferredClose = LoopTimer { [weak self] in self?.deferredCloseFired() }
 
     /// Writes the commands sent so far to the socket now, rather than on the loop's next turn (one write for

@@ -85,7 +85,7 @@ public final class SessionStore {
 
     /// Starts the periodic expiry check.
     public func startExpiry() {
-        let timer = LoopTimer(repeats: true) { [weak self] in self?.expireIdleSessions() }
+        let timer = LoopTimer(clock: clock, repeats: true) { [weak self] in self?.expireIdleSessions() }
         timer.schedule(after: configuration.sweepInterval)
         sweeper = timer
     }
