@@ -2,7 +2,6 @@ import Auth
 import EventLoop
 import FakeUpstream
 import Logging
-import Synchronization
 import VMHost
 import VMHostTesting
 
@@ -11,31 +10,30 @@ struct TestApplication {
     let application: VMHostApplication
     let port: Int
 
-    /// Starts an application; `time` (real time that the test moves forward) or `clock` (a clock that moves
-    /// only when the test advances it), when given, is the application's one clock, and `wallClock` the time tokens are judged by; `log`,
+    /// Starts an application; `clock` (a clock that moves only when the test advances it), when given, is the
+    /// application's one clock, and `wallClock` the time tokens are judged by; `log`,
     /// when given, receives every line the application logs at its configured level.
     static func start(
-        _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil,
-        clock: TestClock? = nil, wallClock: (@Sendable () -> Double)? = nil, log: CapturedLog? = nil
+        _ configure: (inout VMHostConfiguration) -> Void = { _ in }, clock: TestClock? = nil,
+        wallClock: (@Sendable () -> Double)? = nil, log: CapturedLog? = nil
     ) async throws -> TestApplication {
         var configuration = VMHostConfiguration()
         configuration.port = 0
         configuration.logLevel = .warning
         configure(&configuration)
         let settings = configuration
-        return try await Self.make(settings, time: time, clock: clock, wallClock: wallClock, log: log)
+        return try await Self.make(settings, clock: clock, wallClock: wallClock, log: log)
     }
 
     @LoopActor
     private static func make(
-        _ settings: VMHostConfiguration, time: SessionTime?, clock: TestClock?,
+        _ settings: VMHostConfiguration, clock: TestClock?,
         wallClock: (@Sendable () -> Double)?, log: CapturedLog?
     ) throws -> TestApplication {
         var logger = log?.logger(level: settings.logLevel) ?? Logger(label: "vmhost-test")
         logger.logLevel = settings.logLevel
-        precondition(time == nil || clock == nil, "one clock: a session time or a test clock")
         let application = VMHostApplication(
-            configuration: settings, logger: logger, clock: time?.clock ?? clock?.clock ?? LoopClock(),
+            configuration: settings, logger: logger, clock: clock?.clock ?? LoopClock(),
             wallClock: wallClock ?? WallClock.now)
         let port = try application.start()
         return TestApplication(application: application, port: port)
@@ -83,11 +81,11 @@ struct TestApplication {
 
 /// Runs `body` against a fresh application and always shuts it down afterwards.
 func withApp(
-    _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil, clock: TestClock? = nil,
+    _ configure: (inout VMHostConfiguration) -> Void = { _ in }, clock: TestClock? = nil,
     wallClock: (@Sendable () -> Double)? = nil, log: CapturedLog? = nil,
     _ body: (TestApplication) async throws -> Void
 ) async throws {
-    let app = try await TestApplication.start(configure, time: time, clock: clock, wallClock: wallClock, log: log)
+    let app = try await TestApplication.start(configure, clock: clock, wallClock: wallClock, log: log)
     do {
         try await body(app)
     } catch {
@@ -102,29 +100,5 @@ extension TestApplication {
     @LoopActor
     func upstreamInFlight() -> Int {
         application.upstreamTransfersInFlight
-    }
-}
-
-/// Real time plus what the test has skipped, so a test expires sessions by moving the clock instead of waiting
-/// for idle timeouts, while everything else (HTTP deadlines, `Prefer: wait`) runs in real time.
-final class SessionTime: ManualTimeSource {
-    private let skipped = Mutex(Duration.zero)
-
-    init() {}
-
-    /// The application's clock with this time.
-    var clock: LoopClock { LoopClock(source: self) }
-
-    /// Now, as the application sees it.
-    var now: ContinuousClock.Instant { ContinuousClock.now + skipped.withLock { $0 } }
-
-    /// Sleeps in real time until `deadline` less what was skipped when the sleep began.
-    func sleep(until deadline: ContinuousClock.Instant) async throws {
-        try await LoopClock().sleep(until: deadline - skipped.withLock { $0 })
-    }
-
-    /// Moves the clock forward by `duration`.
-    func advance(by duration: Duration) {
-        skipped.withLock { $0 += duration }
     }
 }
