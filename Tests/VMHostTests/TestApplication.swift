@@ -101,4 +101,10 @@ extension TestApplication {
     func upstreamInFlight() -> Int {
         application.upstreamTransfersInFlight
     }
+
+    /// Connections vmhost has accepted and not yet let go of.
+    @LoopActor
+    func openConnectionCount() -> Int {
+        application.openConnectionCount
+    }
 }
