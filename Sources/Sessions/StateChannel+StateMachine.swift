@@ -6,10 +6,18 @@ extension StateChannel {
     ///
     /// The channel diffs and serialises, and tells its subscribers; this machine says what becomes visible
     /// and when. A change is published held (``publish(renderer:patch:holding:)`` with state bytes) or shown
-    /// at once; a shown change, and ``commit(through:)``, make versions visible one by one through
-    /// ``nextVisible()``, which the channel calls until it answers nil, telling subscribers of each in order
-    /// (a subscriber may read the channel's state at each, so each is current when it is told).
+    /// at once; a shown change, and ``commit(through:)``, answer ``Action/showVisibleVersions``: the channel
+    /// then calls ``nextVisible()`` until it answers nil, telling subscribers of each version in order (a
+    /// subscriber may read the channel's state at each, so each is current when it is told).
     struct StateMachine {
+        /// What the channel does after a publish or a commit.
+        enum Action: Equatable {
+            /// Nothing readers see changed (a held version, or a commit of nothing held).
+            case none
+            /// Versions became visible: tell subscribers of each ``nextVisible()`` hands out, in order.
+            case showVisibleVersions
+        }
+
         /// A version that became visible: subscribers are to be told of it.
         struct Visible: Equatable {
             /// Its number.
@@ -67,7 +75,7 @@ extension StateChannel {
         /// A change to ``nextVersion``, built by `renderer`, with `patch` from the version before. With
         /// `stateBytes` (its state serialised for the journal) it is held until ``commit(through:)``;
         /// without, it is shown at once, after every version held before it: call ``nextVisible()``.
-        mutating func publish(renderer: any StateRenderer, patch: [UInt8], holding stateBytes: [UInt8]?) {
+        mutating func publish(renderer: any StateRenderer, patch: [UInt8], holding stateBytes: [UInt8]?) -> Action {
             // NB: readers keep seeing `version` while later ones are held: fix its state before `render` moves on.
             if stateBytes != nil, pinned == nil { pinned = render }
             render = renderer
@@ -75,16 +83,19 @@ extension StateChannel {
             if let stateBytes {
                 held.append(
                     HeldVersion(version: latestVersion, renderer: renderer, stateBytes: stateBytes, patch: patch))
-            } else {
-                // NB: versions become visible in order: anything held before this one goes out first.
-                committedThrough = latestVersion - 1
-                shown = (latestVersion, patch)
+                return .none
             }
+            // NB: versions become visible in order: anything held before this one goes out first.
+            committedThrough = latestVersion - 1
+            shown = (latestVersion, patch)
+            return .showVisibleVersions
         }
 
-        /// Held versions up to `version` are to become visible: call ``nextVisible()``.
-        mutating func commit(through version: Int) {
+        /// Held versions up to `version` are to become visible.
+        mutating func commit(through version: Int) -> Action {
             committedThrough = max(committedThrough, version)
+            guard let first = held.first, first.version <= version else { return .none }
+            return .showVisibleVersions
         }
 
         /// Makes the next version due visible (the oldest committed held one, then a shown change) and

@@ -191,8 +191,10 @@ public final class StateChannel {
         if holdUntilCommitted {
             held = text(of: renderer, version: nextVersion, keepingText: !observers.isEmpty)
         }
-        machine.publish(renderer: renderer, patch: patch, holding: held)
-        showVisibleVersions()
+        switch machine.publish(renderer: renderer, patch: patch, holding: held) {
+        case .none: break
+        case .showVisibleVersions: showVisibleVersions()
+        }
     }
 
     /// The newest version published, committed or not.
@@ -204,8 +206,10 @@ public final class StateChannel {
     /// Makes every held version up to `version` visible: state, replay ring and subscribers, in order.
     public func commit(through version: Int) {
         guard !machine.held.isEmpty else { return }
-        machine.commit(through: version)
-        showVisibleVersions()
+        switch machine.commit(through: version) {
+        case .none: break
+        case .showVisibleVersions: showVisibleVersions()
+        }
     }
 
     /// Tells subscribers of each version the machine makes visible, in order, each current as it is told.
