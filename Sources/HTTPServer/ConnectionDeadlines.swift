@@ -53,6 +53,8 @@ final class ConnectionDeadlines {
     private var outputWatches: [OpaquePointer: OpaquePointer] = [:]
     /// While shutting down: called whenever a watched output buffer changes or a connection goes.
     private var onOutputProgress: (@LoopActor () -> Void)?
+    /// While shutting down: the watched connections whose output is not all written yet.
+    private var connectionsWithOutput = 0
 
     init(timeout: Duration, streamTimeout: Duration, limit: ConnectionLimit, clock: LoopClock) {
         self.limit = limit
@@ -121,13 +123,8 @@ final class ConnectionDeadlines {
         onOutputProgress?()
     }
 
-    /// Whether a connection evhttp still serves has output waiting unsent.
-    var hasOutputWaiting: Bool {
-        for (bufferevent, record) in records where !record.isClosed && !Self.isReleasedByEvhttp(bufferevent) {
-            if evbuffer_get_length(bufferevent_get_output(bufferevent)) > 0 { return true }
-        }
-        return false
-    }
+    /// Whether a watched connection (``watchOutput(_:)``) has output waiting unsent.
+    var hasOutputWaiting: Bool { connectionsWithOutput > 0 }
 
     /// Shutting down: calls `progress` whenever a connection's output buffer changes (bytes written to the
     /// socket) or a connection goes, until ``releaseAll()``, so shutdown awaits the last byte instead of
@@ -135,13 +132,23 @@ final class ConnectionDeadlines {
     func watchOutput(_ progress: @escaping @LoopActor () -> Void) {
         onOutputProgress = progress
         let context = Unmanaged.passUnretained(self).toOpaque()
-        for bufferevent in records.keys where outputWatches[bufferevent] == nil {
-            let entry = evbuffer_add_cb(bufferevent_get_output(bufferevent), connectionOutputChanged, context)
-            if let entry { outputWatches[bufferevent] = entry }
+        for (bufferevent, record) in records where outputWatches[bufferevent] == nil {
+            // NB: a connection evhttp has let go of writes nothing more: its bytes are not waited for.
+            guard !record.isClosed, !Self.isReleasedByEvhttp(bufferevent) else { continue }
+            let output = bufferevent_get_output(bufferevent)
+            guard let entry = evbuffer_add_cb(output, connectionOutputChanged, context) else { continue }
+            outputWatches[bufferevent] = entry
+            if evbuffer_get_length(output) > 0 { connectionsWithOutput += 1 }
         }
     }
 
-    fileprivate func outputChanged() {
+    /// A watched output buffer went from `before` bytes to `after`.
+    fileprivate func outputChanged(from before: Int, to after: Int) {
+        if before == 0, after > 0 {
+            connectionsWithOutput += 1
+        } else if before > 0, after == 0 {
+            connectionsWithOutput -= 1
+        }
         onOutputProgress?()
     }
 
@@ -152,6 +159,7 @@ final class ConnectionDeadlines {
         onOutputProgress = nil
         for record in records.values { release(record) }
         records.removeAll()
+        connectionsWithOutput = 0
     }
 
     private func release(_ record: ConnectionRecord) {
@@ -159,7 +167,9 @@ final class ConnectionDeadlines {
         record.isClosed = true
         record.deadlines.closed()
         if let entry = outputWatches.removeValue(forKey: record.bufferevent) {
-            evbuffer_remove_cb_entry(bufferevent_get_output(record.bufferevent), entry)
+            let output = bufferevent_get_output(record.bufferevent)
+            if evbuffer_get_length(output) > 0 { connectionsWithOutput -= 1 }
+            evbuffer_remove_cb_entry(output, entry)
         }
         bufferevent_decref(record.bufferevent)
     }
@@ -210,7 +220,9 @@ final class ConnectionDeadlines {
 private func connectionOutputChanged(
     _ buffer: OpaquePointer?, _ info: UnsafePointer<evbuffer_cb_info>?, _ context: UnsafeMutableRawPointer?
 ) {
-    guard let context else { return }
+    guard let context, let info else { return }
+    let before = info.pointee.orig_size
+    let after = before + info.pointee.n_added - info.pointee.n_deleted
     let deadlines = Unmanaged<ConnectionDeadlines>.fromOpaque(context).takeUnretainedValue()
-    LoopActor.assumeIsolated { deadlines.outputChanged() }
+    LoopActor.assumeIsolated { deadlines.outputChanged(from: before, to: after) }
 }

@@ -218,9 +218,11 @@ public final class HTTPServer: LoopService {
         deadlines.watchOutput { [unowned self] in self.settleShutdown() }
         guard !isQuiet else { return }
         let clock = configuration.clock
-        let bound = Task { @LoopActor [weak self] in
+        // NB: holds the server strongly (no weak reference: see the loop conventions in docs/architecture.md)
+        // until it is cancelled, right after the wait.
+        let bound = Task { @LoopActor in
             try? await clock.sleep(for: flushTimeout)
-            self?.endQuietWait()
+            self.endQuietWait()
         }
         await withCheckedContinuation { quietWaiter = $0 }
         bound.cancel()
