@@ -27,7 +27,7 @@ import Logging
 /// target when it carries an `api_key`); DummyJSON has no in-body failure,
 /// so there it answers a truncated body like `malformed`.
 @LoopActor
-public final class FakeUpstream {
+public final class FakeUpstream: LoopService {
     /// The current behaviour.
     public var behavior: FakeUpstreamBehavior
     /// Requests served per path (`/products`, `/dummyjson/products`, `/images`) or Flickr method
@@ -39,11 +39,16 @@ public final class FakeUpstream {
 
     private var server: HTTPServer?
     private let logger: Logger
+    /// The clock its latency waits on.
+    private let clock: LoopClock
 
     /// Creates a stopped fake upstream.
-    public init(behavior: FakeUpstreamBehavior = FakeUpstreamBehavior(), logger: Logger) {
+    /// - Parameter clock: the clock its latency waits on (the application's).
+    public init(behavior: FakeUpstreamBehavior = FakeUpstreamBehavior(), logger: Logger, clock: LoopClock = LoopClock())
+    {
         self.behavior = behavior
         self.logger = logger
+        self.clock = clock
     }
 
     /// The base URL once started (`http://127.0.0.1:PORT`).
@@ -215,9 +220,9 @@ public final class FakeUpstream {
             delay = .seconds(3600)
         }
         if delay == .zero { return .response(response) }
-        return .deferred { [response] in
+        return .deferred { [response, clock] in
             // NB: cancelled at shutdown: the answer then goes out at once instead of after an hour.
-            try? await LoopClock().sleep(for: delay)
+            try? await clock.sleep(for: delay)
             return response
         }
     }

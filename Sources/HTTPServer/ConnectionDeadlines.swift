@@ -28,6 +28,10 @@ import Glibc
 /// connections, or, for the others, the sweep seeing that evhttp cleared its callbacks (bufferevent_free
 /// does that first). The socket closes when the last reference goes. Each connection's ``ConnectionRecord``
 /// holds its deadlines, so a request sets and clears them without a lookup.
+///
+/// The decisions (when a connection is due, what each event does to its deadlines) are
+/// ``ConnectionDeadlines/StateMachine``'s, a value per connection; this class does the I/O: the clock,
+/// the libevent buffers, `poll(2)` and `shutdown(2)`.
 @LoopActor
 final class ConnectionDeadlines {
     /// How long a request head may take, from accept or from the previous response; also how long a response
@@ -35,6 +39,8 @@ final class ConnectionDeadlines {
     let timeout: Duration
     /// How long an event stream's output may wait unsent.
     let streamTimeout: Duration
+    /// The server's clock.
+    let clock: LoopClock
 
     /// Every open connection, counted from accept until evhttp lets go of it.
     var limit: ConnectionLimit
@@ -43,11 +49,18 @@ final class ConnectionDeadlines {
     private var sweeper: LoopTimer?
     /// Draining: a connection waiting for its next head is closed at the next sweep instead.
     private var closesIdleConnections = false
+    /// While shutting down (``watchOutput(_:)``): each connection's output buffer with our callback on it.
+    private var outputWatches: [OpaquePointer: OpaquePointer] = [:]
+    /// While shutting down: called whenever a watched output buffer changes or a connection goes.
+    private var onOutputProgress: (@LoopActor () -> Void)?
+    /// While shutting down: the watched connections whose output is not all written yet.
+    private var connectionsWithOutput = 0
 
-    init(timeout: Duration, streamTimeout: Duration, limit: ConnectionLimit) {
+    init(timeout: Duration, streamTimeout: Duration, limit: ConnectionLimit, clock: LoopClock) {
         self.limit = limit
         self.timeout = timeout
         self.streamTimeout = streamTimeout
+        self.clock = clock
     }
 
     /// Starts the periodic sweep (every 250 ms, or a quarter of a shorter timeout).
@@ -56,7 +69,7 @@ final class ConnectionDeadlines {
     /// close only then: a short period keeps a flood of those from holding descriptors. Checking 10,000 open
     /// connections takes well under a millisecond.
     func start() {
-        let timer = LoopTimer(repeats: true) { [weak self] in self?.sweep() }
+        let timer = LoopTimer(clock: clock, repeats: true) { [weak self] in self?.sweep() }
         timer.schedule(after: min(.milliseconds(250), timeout / 4))
         sweeper = timer
     }
@@ -68,8 +81,8 @@ final class ConnectionDeadlines {
         }
         bufferevent_incref(bufferevent)
         records[bufferevent] = ConnectionRecord(
-            bufferevent: bufferevent, admission: limit.accepted(), headDeadline: ContinuousClock.now + timeout,
-            writeTimeout: timeout)
+            bufferevent: bufferevent, admission: limit.accepted(),
+            deadlines: StateMachine(acceptedAt: clock.now, timeout: timeout))
         return bufferevent
     }
 
@@ -80,48 +93,84 @@ final class ConnectionDeadlines {
 
     /// A request head arrived complete: no deadline while it is served.
     func requestArrived(on record: ConnectionRecord) {
-        record.headDeadline = nil
+        record.deadlines.requestArrived()
     }
 
     /// The connection now carries an event stream: its output may wait up to the stream timeout.
     func streamStarted(on record: ConnectionRecord) {
-        record.writeTimeout = streamTimeout
+        record.deadlines.streamStarted(streamTimeout: streamTimeout)
     }
 
     /// A response went out (or a stream ended): the next head has a deadline again (none to wait for while
     /// draining), and output waits at most the ordinary write timeout.
     func awaitNextRequest(on record: ConnectionRecord) {
         guard !record.isClosed else { return }
-        record.headDeadline = closesIdleConnections ? ContinuousClock.now : ContinuousClock.now + timeout
-        record.writeTimeout = timeout
+        record.deadlines.responseSent(at: clock.now, timeout: timeout, draining: closesIdleConnections)
     }
 
     /// Draining: every connection waiting for a request head (idle keep-alive, or a head still arriving) is
     /// closed at the next sweep, and so is each connection once its response has gone out.
     func closeIdleConnections() {
         closesIdleConnections = true
-        let now = ContinuousClock.now
-        for record in records.values where record.headDeadline != nil { record.headDeadline = now }
+        let now = clock.now
+        for record in records.values { record.deadlines.drainStarted(at: now) }
     }
 
     /// evhttp is freeing the connection of this bufferevent: let go of it.
     func connectionClosed(_ bufferevent: OpaquePointer) {
         guard let record = records.removeValue(forKey: bufferevent) else { return }
         release(record)
+        onOutputProgress?()
+    }
+
+    /// Whether a watched connection (``watchOutput(_:)``) has output waiting unsent.
+    var hasOutputWaiting: Bool { connectionsWithOutput > 0 }
+
+    /// Shutting down: calls `progress` whenever a connection's output buffer changes (bytes written to the
+    /// socket) or a connection goes, until ``releaseAll()``, so shutdown awaits the last byte instead of
+    /// polling for it (an `evbuffer` callback on each connection's output).
+    func watchOutput(_ progress: @escaping @LoopActor () -> Void) {
+        onOutputProgress = progress
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        for (bufferevent, record) in records where outputWatches[bufferevent] == nil {
+            // NB: a connection evhttp has let go of writes nothing more: its bytes are not waited for.
+            guard !record.isClosed, !Self.isReleasedByEvhttp(bufferevent) else { continue }
+            let output = bufferevent_get_output(bufferevent)
+            guard let entry = evbuffer_add_cb(output, connectionOutputChanged, context) else { continue }
+            outputWatches[bufferevent] = entry
+            if evbuffer_get_length(output) > 0 { connectionsWithOutput += 1 }
+        }
+    }
+
+    /// A watched output buffer went from `before` bytes to `after`.
+    fileprivate func outputChanged(from before: Int, to after: Int) {
+        if before == 0, after > 0 {
+            connectionsWithOutput += 1
+        } else if before > 0, after == 0 {
+            connectionsWithOutput -= 1
+        }
+        onOutputProgress?()
     }
 
     /// Lets go of every bufferevent (after evhttp_free, at shutdown).
     func releaseAll() {
         sweeper?.cancel()
         sweeper = nil
+        onOutputProgress = nil
         for record in records.values { release(record) }
         records.removeAll()
+        connectionsWithOutput = 0
     }
 
     private func release(_ record: ConnectionRecord) {
         limit.release(record.admission)
         record.isClosed = true
-        record.headDeadline = nil
+        record.deadlines.closed()
+        if let entry = outputWatches.removeValue(forKey: record.bufferevent) {
+            let output = bufferevent_get_output(record.bufferevent)
+            if evbuffer_get_length(output) > 0 { connectionsWithOutput -= 1 }
+            evbuffer_remove_cb_entry(output, entry)
+        }
         bufferevent_decref(record.bufferevent)
     }
 
@@ -142,52 +191,38 @@ final class ConnectionDeadlines {
     }
 
     private func sweep() {
-        let now = ContinuousClock.now
+        let now = clock.now
         for (bufferevent, record) in records {
             if Self.isReleasedByEvhttp(bufferevent) {
                 records[bufferevent] = nil
                 release(record)
+                onOutputProgress?()
                 continue
             }
-            if isOverdue(record, now: now) {
+            let waiting = evbuffer_get_length(bufferevent_get_output(bufferevent))
+            let action = record.deadlines.sweep(
+                at: now, outputWaiting: waiting, timeout: timeout, draining: closesIdleConnections,
+                socketAcceptsOutput: { Self.acceptsOutput(bufferevent) })
+            switch action {
+            case .none:
+                break
+            case .close:
                 let socket = bufferevent_getfd(bufferevent)
                 if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
-                // NB: evhttp notices the end-of-file and frees the connection; a later sweep lets go of it.
-                record.headDeadline = now + timeout
-                record.outputStalledSince = nil
+            // NB: evhttp notices the end-of-file and frees the connection; a later sweep lets go of it.
             }
         }
     }
+}
 
-    /// Whether the connection is past a deadline: its output has stalled for its write timeout, or its next
-    /// request head is late (a response still being written is not a late head: its deadline moves on).
-    ///
-    /// Output counts as stalled from a pass where bytes wait, no fewer than at the pass before, while at every
-    /// later pass they still do and the socket takes no more (the kernel's send buffer is full). NB: the last
-    /// condition matters: bytes written in the same loop turn as the sweep (a keepalive, an event) wait until
-    /// the next turn even on a healthy stream, and a sweep that keeps meeting such bytes must not take the
-    /// stream for a stalled one (found by the tests under ThreadSanitizer, where the turns are slow).
-    private func isOverdue(_ record: ConnectionRecord, now: ContinuousClock.Instant) -> Bool {
-        let waiting = evbuffer_get_length(bufferevent_get_output(record.bufferevent))
-        defer { record.outputWaiting = waiting }
-        if waiting == 0 || waiting < record.outputWaiting {
-            record.outputStalledSince = nil
-        } else if let since = record.outputStalledSince {
-            if Self.acceptsOutput(record.bufferevent) {
-                record.outputStalledSince = nil
-            } else if now - since >= record.writeTimeout {
-                return true
-            }
-        } else {
-            // NB: the socket is asked from the second such pass on: in a busy fan-out most connections have
-            // bytes waiting at some pass, and asking at every one cost a system call per connection and pass.
-            record.outputStalledSince = now
-        }
-        guard let deadline = record.headDeadline, deadline <= now else { return false }
-        if waiting > 0 {
-            record.headDeadline = now + timeout
-            return false
-        }
-        return true
-    }
+/// libevent's callback of a watched output buffer (``ConnectionDeadlines/watchOutput(_:)``). NB: a function
+/// outside the loop's isolation, like `loopTimerFired`: libevent calls it on the loop thread.
+private func connectionOutputChanged(
+    _ buffer: OpaquePointer?, _ info: UnsafePointer<evbuffer_cb_info>?, _ context: UnsafeMutableRawPointer?
+) {
+    guard let context, let info else { return }
+    let before = info.pointee.orig_size
+    let after = before + info.pointee.n_added - info.pointee.n_deleted
+    let deadlines = Unmanaged<ConnectionDeadlines>.fromOpaque(context).takeUnretainedValue()
+    LoopActor.assumeIsolated { deadlines.outputChanged(from: before, to: after) }
 }

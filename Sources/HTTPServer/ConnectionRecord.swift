@@ -26,27 +26,16 @@ final class ConnectionRecord {
     var connection: OpaquePointer?
     /// The connection's place under the limit, decided at accept (and at its first request when past it).
     var admission: Admission
-    /// When the next request head must have arrived; nil while a request is being served.
-    var headDeadline: ContinuousClock.Instant?
-    /// How long output may wait unsent before the client counts as gone: the idle timeout, or the stream
-    /// timeout while the connection carries an event stream.
-    var writeTimeout: Duration
-    /// Since when the sweep has seen output waiting unsent and not shrinking, pass after pass (nil once it
-    /// saw none, or less than the pass before).
-    var outputStalledSince: ContinuousClock.Instant?
-    /// The output bytes waiting at the sweep's last pass.
-    var outputWaiting = 0
+    /// Its request-head and write deadlines (``ConnectionDeadlines/StateMachine``).
+    var deadlines: ConnectionDeadlines.StateMachine
     /// evhttp freed the connection: nothing may touch the bufferevent through this record any more.
     var isClosed = false
     /// Its output is to be written at the end of this loop turn (``OutputFlusher``).
     var flushScheduled = false
 
-    init(
-        bufferevent: OpaquePointer, admission: Admission, headDeadline: ContinuousClock.Instant, writeTimeout: Duration
-    ) {
+    init(bufferevent: OpaquePointer, admission: Admission, deadlines: ConnectionDeadlines.StateMachine) {
         self.bufferevent = bufferevent
         self.admission = admission
-        self.headDeadline = headDeadline
-        self.writeTimeout = writeTimeout
+        self.deadlines = deadlines
     }
 }

@@ -38,7 +38,7 @@ extension HTTPServer {
 
     func startKeepalives() {
         // NB: unowned: the timer is the server's (stopped and released with it).
-        let timer = LoopTimer(repeats: true) { [unowned self] in self.sendKeepalives() }
+        let timer = LoopTimer(clock: configuration.clock, repeats: true) { [unowned self] in self.sendKeepalives() }
         timer.schedule(after: configuration.keepaliveInterval)
         keepaliveTimer = timer
     }

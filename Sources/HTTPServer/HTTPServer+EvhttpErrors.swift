@@ -34,7 +34,7 @@ extension HTTPServer {
     }
 
     private func answerEvhttpError(_ raw: OpaquePointer, status: Int) {
-        let started = ContinuousClock.now
+        let started = configuration.clock.now
         vmh_evhttp_request_default_version(raw)
         // NB: counted from accept already; the close callback releases the count as soon as evhttp closes.
         _ = admit(raw)

@@ -19,7 +19,7 @@ import Glibc
 /// response writing (``ResponseWriter``), checks of the head (``RequestHead``), event streams
 /// (`HTTPServer+EventStreams.swift`, ``ServerSentEventStream``) with gzip segments from EventStreams.
 @LoopActor
-public final class HTTPServer {
+public final class HTTPServer: LoopService {
     /// The limits, address and error format in effect.
     public let configuration: HTTPServerConfiguration
     /// Called after every request with its route, status and duration.
@@ -49,6 +49,8 @@ public final class HTTPServer {
     private var awaitingCallback: Set<Int> = []
     private var nextDeferredID = 0
     private var shutdownTask: Task<Void, Never>?
+    /// Shutdown waiting for the last answer and the last byte (``settleShutdown()`` resumes it).
+    private var quietWaiter: CheckedContinuation<Void, Never>?
 
     /// Creates an idle server.
     /// Headers added to every response and event stream from now on (``HTTPServerConfiguration/commonHeaders``
@@ -71,7 +73,8 @@ public final class HTTPServer {
         accessLog = AccessLog(logger: logger)
         deadlines = ConnectionDeadlines(
             timeout: configuration.idleTimeout, streamTimeout: configuration.streamTimeout,
-            limit: ConnectionLimit(maximum: configuration.maxConnections, reserve: configuration.reservedConnections))
+            limit: ConnectionLimit(maximum: configuration.maxConnections, reserve: configuration.reservedConnections),
+            clock: configuration.clock)
         writer.commonHeaders = configuration.commonHeaders
     }
 
@@ -165,10 +168,15 @@ public final class HTTPServer {
         deadlines.closeIdleConnections()
     }
 
+    /// Graceful shutdown with a flush bound of one second (``shutdown(flushTimeout:)``).
+    public func shutdown() async {
+        await shutdown(flushTimeout: .seconds(1))
+    }
+
     /// Graceful shutdown: drain, end every stream, cancel and answer deferred requests, let the loop flush
     /// output (bounded by `flushTimeout`), then free the server and its connections. Idempotent: a later call
     /// returns once the first has finished.
-    public func shutdown(flushTimeout: Duration = .seconds(1)) async {
+    public func shutdown(flushTimeout: Duration) async {
         if let shutdownTask { return await shutdownTask.value }
         guard state != .idle else {
             state = .stopped
@@ -189,12 +197,7 @@ public final class HTTPServer {
         for task in deferred.values {
             task.cancel()
         }
-        let deadline = ContinuousClock.now.advanced(by: flushTimeout)
-        while !deferred.isEmpty || !awaitingCallback.isEmpty, ContinuousClock.now < deadline {
-            try? await LoopClock().sleep(for: .milliseconds(10))
-        }
-        // NB: give the loop a moment to write the final chunks before evhttp_free closes the sockets.
-        try? await LoopClock().sleep(for: .milliseconds(50))
+        await untilQuiet(flushTimeout: flushTimeout)
         if let http {
             Self.unregister(http)
             evhttp_free(http)
@@ -204,13 +207,48 @@ public final class HTTPServer {
         state = .stopped
     }
 
+    /// Suspends until every deferred request and callback has answered and every connection's output has gone
+    /// to its socket (evhttp_free then closes them), or `flushTimeout` has passed on the server's clock.
+    ///
+    /// NB: awaited, not polled: the end of each deferred request, each callback and each write to a socket
+    /// calls ``settleShutdown()``, and one sleep on the clock bounds the wait.
+    private func untilQuiet(flushTimeout: Duration) async {
+        deadlines.watchOutput { [unowned self] in self.settleShutdown() }
+        guard !isQuiet else { return }
+        let clock = configuration.clock
+        // NB: holds the server strongly (no weak reference: see the loop conventions in docs/architecture.md)
+        // until it is cancelled, right after the wait.
+        let bound = Task { @LoopActor in
+            try? await clock.sleep(for: flushTimeout)
+            self.endQuietWait()
+        }
+        await withCheckedContinuation { quietWaiter = $0 }
+        bound.cancel()
+    }
+
+    private var isQuiet: Bool {
+        deferred.isEmpty && awaitingCallback.isEmpty && !deadlines.hasOutputWaiting
+    }
+
+    /// Resumes shutdown once nothing is left to answer or to write.
+    private func settleShutdown() {
+        guard quietWaiter != nil, isQuiet else { return }
+        endQuietWait()
+    }
+
+    private func endQuietWait() {
+        guard let quietWaiter else { return }
+        self.quietWaiter = nil
+        quietWaiter.resume()
+    }
+
     /// Whether responses close their connections (the server no longer takes new requests).
     var closesConnections: Bool { state != .started }
 
     // MARK: Request handling
 
     fileprivate func handle(_ raw: OpaquePointer) {
-        let started = ContinuousClock.now
+        let started = configuration.clock.now
         let requestID = requestIDs.id(for: raw)
         guard let method = HTTPMethod(evhttp: evhttp_request_get_command(raw)) else {
             let response = configuration.errorResponder.response(for: .methodNotImplemented)
@@ -276,6 +314,7 @@ public final class HTTPServer {
             start { response in
                 guard self.awaitingCallback.remove(id) != nil else { return }
                 self.respond(response, to: request, started: started)
+                self.settleShutdown()
             }
         case .later(let operation):
             runDeferred(for: request) {
@@ -301,10 +340,14 @@ public final class HTTPServer {
         deferred[id] = Task {
             await operation()
             self.deferred[id] = nil
+            self.settleShutdown()
         }
     }
 
     private func respond(_ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant) {
+        // NB: an answer after shutdown (a deferred request or callback past the flush bound) has no request left
+        // to go to: evhttp_free freed it.
+        guard state != .stopped else { return }
         // NB: a request of this server always has its evhttp request.
         guard let raw = request.raw else { return }
         writer.send(
@@ -333,7 +376,7 @@ public final class HTTPServer {
         _ route: String, _ method: HTTPMethod, _ status: Int, requestID: String, started: ContinuousClock.Instant
     ) {
         let record = HTTPRequestRecord(
-            route: route, method: method, status: status, duration: ContinuousClock.now - started
+            route: route, method: method, status: status, duration: configuration.clock.now - started
         )
         accessLog.log(record, requestID: requestID)
         onRequest?(record)

@@ -1,3 +1,5 @@
+import EventLoop
+
 /// Limits, timeouts and error format of an ``HTTPServer``.
 public struct HTTPServerConfiguration: Sendable {
     /// Address to bind (`127.0.0.1` by default).
@@ -41,6 +43,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// Origins besides the server's own whose pages may `POST` (`https://app.example.com`), compared without
     /// regard to case.
     public var allowedOrigins: [String]
+    /// The clock of connection deadlines, request durations and shutdown's flush bound.
+    public var clock: LoopClock
 
     /// Creates a configuration; defaults suit production on one machine.
     public init(
@@ -48,7 +52,8 @@ public struct HTTPServerConfiguration: Sendable {
         idleTimeout: Duration = .seconds(30), keepaliveInterval: Duration = .seconds(15),
         streamTimeout: Duration = .seconds(3600), streamMaxPendingBytes: Int = 256 * 1024, backlog: Int = 4096,
         maxConnections: Int = 20_000, reservedConnections: Int = 8, compressStreams: Bool = true,
-        errorResponder: HTTPErrorResponder = .plainText, checksOrigin: Bool = false, allowedOrigins: [String] = []
+        errorResponder: HTTPErrorResponder = .plainText, checksOrigin: Bool = false, allowedOrigins: [String] = [],
+        clock: LoopClock = LoopClock()
     ) {
         self.host = host
         self.port = port
@@ -65,5 +70,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.reservedConnections = reservedConnections
         self.checksOrigin = checksOrigin
         self.allowedOrigins = allowedOrigins
+        self.clock = clock
     }
 }

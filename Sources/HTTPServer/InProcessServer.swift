@@ -39,7 +39,7 @@ public final class InProcessServer {
     /// write, a session taken over) is awaited. NB: a ``HTTPHandlerResult/callback(_:)`` that never calls back is
     /// never answered, as on a connection until shutdown: there is no shutdown here to end the wait.
     public func respond(to request: InProcessRequest) async -> InProcessResponse {
-        let started = ContinuousClock.now
+        let started = configuration.clock.now
         let requestID = requestIDs.id(given: request.header("X-Request-ID"))
         guard let components = URIComponents(target: request.target) else {
             let error = configuration.errorResponder.response(for: .invalidPath)
@@ -137,7 +137,7 @@ public final class InProcessServer {
         _ route: String, _ method: HTTPMethod, _ status: Int, requestID: String, started: ContinuousClock.Instant
     ) {
         onRequest?(
-            HTTPRequestRecord(route: route, method: method, status: status, duration: ContinuousClock.now - started))
+            HTTPRequestRecord(route: route, method: method, status: status, duration: configuration.clock.now - started))
     }
 
     private static func named(_ header: HTTPHeader, _ name: String) -> Bool {

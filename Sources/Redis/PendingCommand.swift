@@ -16,12 +16,17 @@ final class PendingCommand {
     /// Runs once with the outcome and, when the command was sent, the time since it was.
     typealias Completion = @LoopActor (Result<RedisReply, RedisError>, Duration?) -> Void
     private var completion: Completion?
+    /// The clock of ``sentAt`` and of the latency.
+    private let clock: LoopClock
 
-    init(_ command: RedisCommand, deadline: ContinuousClock.Instant, completion: @escaping Completion) {
+    init(
+        _ command: RedisCommand, deadline: ContinuousClock.Instant, clock: LoopClock, completion: @escaping Completion
+    ) {
         var command = command
         if !command.isSealed { command.seal() }
         self.command = command
         self.deadline = deadline
+        self.clock = clock
         self.completion = completion
     }
 
@@ -29,7 +34,7 @@ final class PendingCommand {
     var isFinished: Bool { completion == nil }
 
     func markSent() {
-        sentAt = ContinuousClock.now
+        sentAt = clock.now
     }
 
     /// Delivers the outcome; every call after the first is ignored.
@@ -38,7 +43,7 @@ final class PendingCommand {
         self.completion = nil
         // NB: not `sentAt.map { … }`: a closure here would check its executor on every reply.
         var latency: Duration?
-        if let sentAt { latency = ContinuousClock.now - sentAt }
+        if let sentAt { latency = clock.now - sentAt }
         completion(result, latency)
     }
 }

@@ -15,7 +15,7 @@ extension RedisClient: RedisConnectionDelegate {
             return
         }
         self.connection = connection
-        connectDeadline = ContinuousClock.now + configuration.connectTimeout
+        connectDeadline = clock.now + configuration.connectTimeout
         isDatabaseSelected = configuration.database == 0 && configuration.password == nil
         if let password = configuration.password {
             // NB: the first command, pipelined with SELECT: Redis answers in order, so SELECT (and anything after)
@@ -27,7 +27,7 @@ extension RedisClient: RedisConnectionDelegate {
             let database = configuration.database
             let auth = PendingCommand(
                 command,
-                deadline: ContinuousClock.now + configuration.connectTimeout
+                deadline: clock.now + configuration.connectTimeout, clock: clock
             ) { [weak self, weak connection] result, _ in
                 guard let self, let connection else { return }
                 self.setUpFinished("AUTH", result, on: connection, settles: database == 0)
@@ -44,7 +44,7 @@ extension RedisClient: RedisConnectionDelegate {
             command.append(configuration.database)
             let select = PendingCommand(
                 command,
-                deadline: ContinuousClock.now + configuration.connectTimeout
+                deadline: clock.now + configuration.connectTimeout, clock: clock
             ) { [weak self, weak connection] result, _ in
                 guard let self, let connection else { return }
                 self.setUpFinished("SELECT \(self.configuration.database)", result, on: connection, settles: true)
@@ -140,7 +140,7 @@ extension RedisClient: RedisConnectionDelegate {
     // MARK: Watchdog
 
     func watchdogFired() {
-        let now = ContinuousClock.now
+        let now = clock.now
         while let first = waiting.firstUnfinished, first.deadline <= now {
             waiting.remove(first)
             first.finish(.failure(.timeout))
@@ -163,7 +163,7 @@ extension RedisClient: RedisConnectionDelegate {
             watchdog.cancel()
             return
         }
-        watchdog.schedule(after: max(.zero, earliest - ContinuousClock.now))
+        watchdog.schedule(after: max(.zero, earliest - clock.now))
     }
 
     func setState(_ newState: RedisClientState) {

@@ -47,8 +47,8 @@ public final class RedisClient {
     var consecutiveFailures = 0
     var connectAttempts = 0
     var pendingCloseReason: String?
-    lazy var watchdog = LoopTimer { [weak self] in self?.watchdogFired() }
-    lazy var reconnectTimer = LoopTimer { [weak self] in self?.reconnectTimerFired() }
+    lazy var watchdog = LoopTimer(clock: clock) { [weak self] in self?.watchdogFired() }
+    lazy var reconnectTimer = LoopTimer(clock: clock) { [weak self] in self?.reconnectTimerFired() }
     lazy var deferredClose = LoopTimer { [weak self] in self?.deferredCloseFired() }
 
     /// Writes the commands sent so far to the socket now, rather than on the loop's next turn (one write for
@@ -60,9 +60,15 @@ public final class RedisClient {
     /// Whether commands go out at once (the state is ``RedisClientState/ready``).
     public var isAvailable: Bool { state == .ready }
 
+    /// The clock of command and connect deadlines and of latencies (the application's; what the journal on
+    /// this client may read time from).
+    public let clock: LoopClock
+
     /// Creates a client; nothing happens until ``start()``.
-    public init(configuration: RedisConfiguration) {
+    /// - Parameter clock: the clock of deadlines and latencies (the application's).
+    public init(configuration: RedisConfiguration, clock: LoopClock = LoopClock()) {
         self.configuration = configuration
+        self.clock = clock
     }
 
     isolated deinit {
@@ -137,8 +143,8 @@ public final class RedisClient {
             completion(.failure(.unavailable))
             return
         }
-        let deadline = ContinuousClock.now + configuration.commandTimeout
-        let pending = PendingCommand(command, deadline: deadline) { [self] result, latency in
+        let deadline = clock.now + configuration.commandTimeout
+        let pending = PendingCommand(command, deadline: deadline, clock: clock) { [self] result, latency in
             record(result, latency: latency)
             completion(result)
         }

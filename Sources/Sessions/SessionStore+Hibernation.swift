@@ -14,7 +14,7 @@ extension SessionStore {
     /// with hibernation off.
     public func sessionsDueForHibernation() -> [Session] {
         guard journal != nil, let after = configuration.hibernateAfter else { return [] }
-        let current = now()
+        let current = clock.now
         var due: [Session] = []
         for session in sessions.values where current - session.lastActivity >= after && session.isQuiescent {
             due.append(session)
@@ -33,7 +33,7 @@ extension SessionStore {
     /// Run by the sweep timer.
     public func hibernateIdleSessions() {
         guard let journal else { return }
-        let current = now()
+        let current = clock.now
         if current - lastHibernatedPurge >= .seconds(60) {
             lastHibernatedPurge = current
             hibernated.purge(now: current)
@@ -75,7 +75,7 @@ extension SessionStore {
             if outcome == .released {
                 hibernationStatistics.hibernations += 1
                 let remaining = configuration.idleTimeout - entry.idle
-                hibernated.insert(session.digest, subject: session.owner, until: now() + max(remaining, .zero))
+                hibernated.insert(session.digest, subject: session.owner, until: clock.now + max(remaining, .zero))
             }
             onRemove?(session, outcome == .released ? "hibernated" : "handed-over")
         case .stayResident:

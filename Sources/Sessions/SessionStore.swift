@@ -46,7 +46,7 @@ public final class SessionStore {
     var sessions: [String: Session] = [:]
     /// The view models every session hosts, in order.
     public let viewModels: [ViewModelRegistration]
-    let now: @LoopActor () -> ContinuousClock.Instant
+    let clock: LoopClock
     private var sweeper: LoopTimer?
     /// Called when a session is removed, with the reason (`deleted`, `expired`, `shutdown`, `handed-over`,
     /// `hibernated`).
@@ -88,22 +88,22 @@ public final class SessionStore {
     /// Creates a store.
     /// - Parameters:
     ///   - viewModels: the view models of every session, in order.
-    ///   - now: the clock (injected for tests).
+    ///   - clock: the clock of activity and expiry (a test clock in tests).
     public init(
         configuration: SessionStoreConfiguration, viewModels: [ViewModelRegistration],
-        now: @escaping @LoopActor () -> ContinuousClock.Instant = { ContinuousClock.now }
+        clock: LoopClock = LoopClock()
     ) {
         self.configuration = configuration
         self.viewModels = viewModels
-        self.now = now
-        let start = now()
+        self.clock = clock
+        let start = clock.now
         hibernated = HibernatedSessions(epoch: start)
         lastHibernatedPurge = start
     }
 
     /// Starts the periodic expiry check.
     public func startExpiry() {
-        let timer = LoopTimer(repeats: true) { [weak self] in
+        let timer = LoopTimer(clock: clock, repeats: true) { [weak self] in
             self?.expireIdleSessions()
             self?.hibernateIdleSessions()
         }
@@ -124,7 +124,7 @@ public final class SessionStore {
             throw SessionLimitReached(limit: configuration.maxSessions)
         }
         let session = Session(
-            id: SessionID.generate(nodeTag: nodeTag), viewModels: viewModels, now: now(),
+            id: SessionID.generate(nodeTag: nodeTag), viewModels: viewModels, now: clock.now,
             replay: configuration.replay, owner: owner
         )
         applyLimits(to: session)
@@ -146,13 +146,13 @@ public final class SessionStore {
         guard let journal, SessionID.isWellFormed(id) else { return .notFound }
         if let running = loading[id] { return await running.value }
         let task = Task { @LoopActor [weak self] () -> TakeOver in
-            let started = self?.now()
+            let started = self?.clock.now
             let result = await journal.load(id)
             guard let self, let started else { return .retryLater }
             let outcome = self.finishTakeOver(id, result, journal: journal)
             if case .found(let session) = outcome, self.hibernated.remove(session.digest) {
                 self.hibernationStatistics.wakeups += 1
-                self.onWake?(session, self.now() - started)
+                self.onWake?(session, self.clock.now - started)
             }
             return outcome
         }
@@ -172,7 +172,7 @@ public final class SessionStore {
             let session: Session
             do throws(SnapshotError) {
                 session = try Session(
-                    record: record, viewModels: viewModels, now: now(), replay: configuration.replay
+                    record: record, viewModels: viewModels, now: clock.now, replay: configuration.replay
                 )
                 applyLimits(to: session)
             } catch {
@@ -203,7 +203,7 @@ public final class SessionStore {
     /// or expired ids.
     public func session(_ id: String, touching: Bool = true) -> Session? {
         guard let session = sessions[id] else { return nil }
-        if touching { session.lastActivity = now() }
+        if touching { session.lastActivity = clock.now }
         return session
     }
 
@@ -211,7 +211,7 @@ public final class SessionStore {
     /// nil otherwise, so that another owner's session reads exactly like a missing one.
     public func session(_ id: String, ownedBy owner: String?) -> Session? {
         guard let session = sessions[id], owner == nil || session.owner == owner else { return nil }
-        session.lastActivity = now()
+        session.lastActivity = clock.now
         return session
     }
 
@@ -239,7 +239,7 @@ public final class SessionStore {
 
     /// Removes sessions idle for longer than the timeout; a session with an open stream is never idle.
     public func expireIdleSessions() {
-        let current = now()
+        let current = clock.now
         expireHibernating(now: current)
         for session in Array(sessions.values) {
             if session.openStreamCount > 0 {
@@ -272,7 +272,7 @@ extension SessionStore {
     func applyLimits(to session: Session) {
         session.idempotencyKeys.maxBytes = configuration.idempotencyBytes
         if let perMinute = configuration.upstreamCallsPerMinute {
-            session.useUpstreamBudget(UpstreamBudget(perMinute: perMinute, now: now))
+            session.useUpstreamBudget(UpstreamBudget(perMinute: perMinute, clock: clock))
         }
     }
 }

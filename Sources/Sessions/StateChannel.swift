@@ -56,6 +56,10 @@ final class JSONTreeRenderer: StateRenderer {
 /// The channel keeps no JSON tree of the state between versions: a ``StateRenderer`` builds it when
 /// needed (a view model's typed state is far smaller than its JSON tree), and the serialised state is kept
 /// only once read twice in one version, so an idle session holds its typed state and recent patches only.
+///
+/// Which version readers see, what is held until the journal has it and what the replay ring keeps are
+/// decided by ``StateChannel/StateMachine`` (`StateChannel+StateMachine.swift`); this class diffs,
+/// serialises and tells subscribers.
 @LoopActor
 public final class StateChannel {
     /// The view model's name in multiplexed streams (`search`, `products`).
@@ -64,11 +68,11 @@ public final class StateChannel {
     /// shared by the channel's streams instead of an array each (48 bytes per stream).
     private(set) lazy var parts = [name]
     /// The version of the current state; starts at 1 and increases with every change.
-    public private(set) var version: Int = 1
+    public var version: Int { machine.version }
     /// The current state, including `version` (built on each call: the channel keeps no tree of it).
     public var state: JSONValue {
-        // NB: without held versions, `render` builds the state of `version`.
-        Self.versioned((pinned ?? render).json(), version: version)
+        // NB: without held versions, the newest renderer builds the state of `version`.
+        Self.versioned(machine.visibleRenderer.json(), version: version)
     }
     /// The current state serialised (what `GET` answers). Serialised when asked for, and kept from the
     /// second read of a version on: a state read once per version (the answer to the command that made it)
@@ -77,36 +81,30 @@ public final class StateChannel {
         if let cachedStateBytes { return cachedStateBytes }
         // NB: no kept text for a pinned renderer: it is not the newest, whose text the renderers share.
         let bytes: [UInt8]
-        if let pinned {
+        if let pinned = machine.pinned {
             bytes = text(of: pinned, version: version, keepingText: false)
         } else {
-            bytes = text(of: render, version: version, keepingText: !observers.isEmpty)
+            bytes = text(of: machine.render, version: version, keepingText: !observers.isEmpty)
         }
         if readsOfVersion > 0 { cachedStateBytes = bytes }
         readsOfVersion += 1
         return bytes
     }
     /// How many patches are kept for resume.
-    public let replayCapacity: Int
+    public var replayCapacity: Int { machine.replayCapacity }
     /// How many bytes of patches are kept for resume: beyond that, a resuming client gets a snapshot.
-    public let replayByteLimit: Int
+    public var replayByteLimit: Int { machine.replayByteLimit }
     /// The `retry:` value sent once per stream.
     public let retryMilliseconds: Int
 
-    /// Builds the state of `latestVersion`.
-    private var render: any StateRenderer
-    /// Builds the state of `version` while later versions are held (the journal does not have them yet, so
-    /// readers see this one).
-    private var pinned: (any StateRenderer)?
-    private var replay: [(version: Int, patch: [UInt8])] = []
-    private var replayBytes = 0
+    /// Versions, held versions and the replay ring.
+    private var machine: StateMachine
     private var cachedSnapshotEvent: ServerSentEventChunk?
     private var cachedStateBytes: [UInt8]?
     private var readsOfVersion = 0
     /// The size of the state's JSON text when last serialised (what buffers for it reserve).
     public private(set) var lastStateByteCount = 0
     private var observers: [ObjectIdentifier: any ChannelObserver] = [:]
-    private var held: [HeldVersion] = []
 
     /// Creates a channel whose state at `version` is the one `renderer` builds.
     /// - Parameters:
@@ -120,12 +118,8 @@ public final class StateChannel {
         retryMilliseconds: Int = 3000
     ) {
         self.name = name
-        self.version = version
-        latestVersion = version
-        replayCapacity = replay.patches
-        replayByteLimit = replay.bytes
+        machine = StateMachine(renderer: renderer, version: version, replay: replay)
         self.retryMilliseconds = retryMilliseconds
-        render = renderer
     }
 
     /// Creates a channel whose state at `version` is `initial`, kept as a tree (a journal's state, or a
@@ -157,7 +151,7 @@ public final class StateChannel {
     ) {
         // NB: one diff of the states as the view model reported them decides both whether anything changed
         // and what the patch is; `version` is the only field the channel adds.
-        let operations = JSONPatch.diff(from: render.json(), to: newState)
+        let operations = JSONPatch.diff(from: machine.render.json(), to: newState)
         publish(operations, renderer: renderer ?? JSONTreeRenderer(newState), holdUntilCommitted: holdUntilCommitted)
     }
 
@@ -171,13 +165,10 @@ public final class StateChannel {
     ) {
         guard !operations.isEmpty else {
             // Same state: keep whichever renderer is cheaper to hold (a typed state's, not a tree).
-            if held.isEmpty { render = renderer }
+            machine.unchanged(renderer: renderer)
             return
         }
-        // NB: readers keep seeing `version` while later ones are held: fix its state before `render` moves on.
-        if holdUntilCommitted, pinned == nil { pinned = render }
-        render = renderer
-        let nextVersion = latestVersion + 1
+        let nextVersion = machine.nextVersion
         var patch: [UInt8] = []
         patch.reserveCapacity(256)
         if case .replace(let path, let whole) = operations.first, path.tokens.isEmpty {
@@ -196,52 +187,43 @@ public final class StateChannel {
             }
             patch.append(UInt8(ascii: "]"))
         }
-        latestVersion = nextVersion
+        var held: [UInt8]?
         if holdUntilCommitted {
-            let bytes = text(of: renderer, version: nextVersion, keepingText: !observers.isEmpty)
-            held.append(HeldVersion(version: nextVersion, renderer: renderer, stateBytes: bytes, patch: patch))
-        } else {
-            // NB: versions are committed in order: anything held before this one goes out first.
-            commit(through: latestVersion - 1)
-            apply(version: nextVersion, pinned: nil, stateBytes: nil, patch: patch)
+            held = text(of: renderer, version: nextVersion, keepingText: !observers.isEmpty)
+        }
+        switch machine.publish(renderer: renderer, patch: patch, holding: held) {
+        case .none: break
+        case .showVisibleVersions: showVisibleVersions()
         }
     }
 
     /// The newest version published, committed or not.
-    public private(set) var latestVersion: Int
+    public var latestVersion: Int { machine.latestVersion }
 
     /// Versions published but not yet committed, oldest first, with their state and patch.
-    public var heldVersions: [HeldVersion] { held }
+    public var heldVersions: [HeldVersion] { machine.held }
 
     /// Makes every held version up to `version` visible: state, replay ring and subscribers, in order.
     public func commit(through version: Int) {
-        guard !held.isEmpty else { return }
-        var count = 0
-        for entry in held where entry.version <= version {
-            // NB: the newest version's state is `render`'s; an older one stays pinned until its successors commit.
-            apply(
-                version: entry.version, pinned: entry.version == latestVersion ? nil : entry.renderer,
-                stateBytes: entry.stateBytes, patch: entry.patch)
-            count += 1
+        guard !machine.held.isEmpty else { return }
+        switch machine.commit(through: version) {
+        case .none: break
+        case .showVisibleVersions: showVisibleVersions()
         }
-        held.removeFirst(count)
     }
 
-    /// Makes `newVersion` current: `pinned` is its state while later versions are held (nil when `render`
-    /// builds it); `nextBytes` its serialised state when already built (a held version's).
-    private func apply(
-        version newVersion: Int, pinned: (any StateRenderer)?, stateBytes nextBytes: [UInt8]?, patch: [UInt8]
-    ) {
-        version = newVersion
-        self.pinned = pinned
-        cachedStateBytes = nextBytes
-        readsOfVersion = 0
-        cachedSnapshotEvent = nil
-        remember(version: newVersion, patch: patch)
-        guard !observers.isEmpty else { return }
-        let event = ServerSentEventChunk(ServerSentEventFrame.event("patch", id: newVersion, data: patch))
-        for observer in observers.values {
-            observer.channel(self, published: newVersion, patch: patch, patchEvent: event)
+    /// Tells subscribers of each version the machine makes visible, in order, each current as it is told.
+    private func showVisibleVersions() {
+        while let visible = machine.nextVisible() {
+            cachedStateBytes = visible.stateBytes
+            readsOfVersion = 0
+            cachedSnapshotEvent = nil
+            guard !observers.isEmpty else { continue }
+            let event = ServerSentEventChunk(
+                ServerSentEventFrame.event("patch", id: visible.version, data: visible.patch))
+            for observer in observers.values {
+                observer.channel(self, published: visible.version, patch: visible.patch, patchEvent: event)
+            }
         }
     }
 
@@ -272,13 +254,7 @@ public final class StateChannel {
     /// Drops the versions still held and ends every stream: another process owns the view model now, and
     /// what was held never reached its journal, so no client may see it.
     public func abandon() {
-        if !held.isEmpty, let pinned {
-            // NB: later diffs start from what readers have, not from the versions dropped.
-            render = pinned
-            self.pinned = nil
-        }
-        held.removeAll()
-        latestVersion = version
+        machine.abandon()
         endStreams()
     }
 
@@ -298,52 +274,18 @@ public final class StateChannel {
 
     // MARK: Replay ring
 
-    /// Keeps `patch` at the ring's end, dropping the oldest patches beyond ``replayCapacity`` patches or
-    /// ``replayByteLimit`` bytes (a patch over the limit on its own empties the ring: a resume gets a snapshot,
-    /// which is smaller).
-    private func remember(version: Int, patch: [UInt8]) {
-        guard replayCapacity > 0 else { return }
-        guard patch.count <= replayByteLimit else {
-            replay.removeAll()
-            replayBytes = 0
-            return
-        }
-        var dropped = 0
-        while dropped < replay.count,
-            replay.count - dropped >= replayCapacity || replayBytes + patch.count > replayByteLimit
-        {
-            replayBytes -= replay[dropped].patch.count
-            dropped += 1
-        }
-        // NB: at most `replayCapacity` entries move; cheaper than the patch's own bytes.
-        replay.removeFirst(dropped)
-        replay.append((version, patch))
-        replayBytes += patch.count
-    }
-
     /// The replay ring, oldest first (for the journal's full write).
-    public var replayedPatches: [(version: Int, patch: [UInt8])] { replay }
+    public var replayedPatches: [(version: Int, patch: [UInt8])] { machine.replay }
 
     /// Fills the replay ring from the journal, oldest first; entries not directly before ``version`` are ignored.
     public func restoreReplay(_ entries: [(version: Int, patch: [UInt8])]) {
-        // The run of consecutive versions that ends at the current one: a patch is only useful to a client
-        // when every later one is there too.
-        var run: [(version: Int, patch: [UInt8])] = []
-        var expected = version
-        for entry in entries.reversed() where entry.version == expected && run.count < replayCapacity {
-            run.append(entry)
-            expected -= 1
-        }
-        for entry in run.reversed() { remember(version: entry.version, patch: entry.patch) }
+        machine.restoreReplay(entries)
     }
 
     /// The patches after `lastEventID` in order, or nil when the ring no longer covers them (or the id is
     /// from the future, e.g. another server's).
     func patches(after lastEventID: Int) -> [(version: Int, patch: [UInt8])]? {
-        if lastEventID == version { return [] }
-        guard lastEventID < version, lastEventID >= 1 else { return nil }
-        guard let oldest = replay.first?.version, lastEventID + 1 >= oldest else { return nil }
-        return Array(replay[(lastEventID + 1 - oldest)...])
+        machine.patches(after: lastEventID)
     }
 
     // MARK: State

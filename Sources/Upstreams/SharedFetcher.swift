@@ -47,18 +47,18 @@ public final class SharedFetcher {
     private var cacheOrder: [String] = []
     private var cachedBytes = 0
     private var nextWaiterID = 0
-    private let now: @LoopActor () -> ContinuousClock.Instant
+    private let clock: LoopClock
 
     /// Creates a fetcher.
     public init(
         client: HTTPClient, ttl: Duration = .seconds(60), maxEntries: Int = 512, maxBytes: Int = 32 * 1024 * 1024,
-        now: @escaping @LoopActor () -> ContinuousClock.Instant = { ContinuousClock.now }
+        clock: LoopClock = LoopClock()
     ) {
         self.client = client
         self.ttl = ttl
         self.maxEntries = maxEntries
         self.maxBytes = maxBytes
-        self.now = now
+        self.clock = clock
     }
 
     /// Transfers in flight (for tests and metrics).
@@ -73,7 +73,7 @@ public final class SharedFetcher {
     {
         if Task.isCancelled { throw .cancelled }
         if cacheable, let entry = cache[url] {
-            if entry.expires > now() {
+            if entry.expires > clock.now {
                 onOutcome?(.hit)
                 return entry.response
             }
@@ -152,7 +152,7 @@ public final class SharedFetcher {
     private func store(url: String, response: HTTPClientResponse) {
         guard ttl > .zero, response.body.count <= maxBytes / 4 else { return }
         removeFromCache(url)
-        cache[url] = Entry(response: response, expires: now().advanced(by: ttl))
+        cache[url] = Entry(response: response, expires: clock.now.advanced(by: ttl))
         cacheOrder.append(url)
         cachedBytes += response.body.count
         while cache.count > maxEntries || cachedBytes > maxBytes, let oldest = cacheOrder.first {

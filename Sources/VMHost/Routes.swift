@@ -14,6 +14,8 @@ import ViewModels
 final class Routes {
     let sessions: SessionStore
     let metrics: VMHostMetrics
+    /// The application's clock: `Prefer: wait` waits on it.
+    let clock: LoopClock
     let idleTimeoutSeconds: Int
     /// Open event streams (a multiplexed stream counts once) and open connections, for `/metrics`.
     let serverLoad: @LoopActor () -> (streams: Int, connections: Int)
@@ -33,7 +35,7 @@ final class Routes {
     let authentication: RequestAuthentication?
 
     init(
-        sessions: SessionStore, metrics: VMHostMetrics, idleTimeoutSeconds: Int,
+        sessions: SessionStore, metrics: VMHostMetrics, clock: LoopClock, idleTimeoutSeconds: Int,
         serverLoad: @escaping @LoopActor () -> (streams: Int, connections: Int),
         journalStatus: @escaping @LoopActor () -> JournalStatus?, isDraining: @escaping @LoopActor () -> Bool,
         servesMetrics: Bool = true, fakeImageOrigin: String? = nil, authentication: RequestAuthentication? = nil
@@ -43,6 +45,7 @@ final class Routes {
         self.authentication = authentication
         self.sessions = sessions
         self.metrics = metrics
+        self.clock = clock
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.serverLoad = serverLoad
         self.journalStatus = journalStatus
@@ -246,11 +249,11 @@ final class Routes {
         guard let wait = PreferWait.seconds(in: request.header("Prefer")) else {
             return whenDurable(session) { .json(["version": .int(channel.version)], status: 202) }
         }
-        return .deferred {
+        return .deferred { [clock] in
             // NB: `finished` returns early when cancelled, so the timer (or shutdown) ends the wait.
             let waiter = Task { @LoopActor in await finished() }
             let timer = Task { @LoopActor in
-                try? await LoopClock().sleep(for: .seconds(wait))
+                try? await clock.sleep(for: .seconds(wait))
                 waiter.cancel()
             }
             await withTaskCancellationHandler {

@@ -47,6 +47,8 @@ public final class VMHostApplication {
     private let upstreams: UpstreamFactory
     /// Set when ``shutdown()`` begins: session routes and `/healthz` answer 503 from then on.
     private var isDraining = false
+    /// The one clock of every part (``init(configuration:logger:clock:wallClock:)``).
+    private let clock: LoopClock
     /// The time tokens are judged by (seconds since 1970).
     private let wallClock: @Sendable () -> Double
     /// Token checks, once ``start()`` has loaded the keys; nil without authentication.
@@ -54,15 +56,15 @@ public final class VMHostApplication {
 
     /// Builds the application; nothing listens until ``start()``.
     /// - Parameters:
-    ///   - now: the clock of session activity and expiry (injected by tests, which move it instead of waiting).
-    ///   - clock: the clock of view-model timers such as the search debounce (a test clock in tests).
+    ///   - clock: the one clock every part reads and waits on (session expiry, debounce, `Prefer: wait`,
+    ///     connection deadlines, Redis timeouts, caches); tests give a `TestClock`'s and move it instead of waiting.
     ///   - wallClock: the time tokens' `exp` and `nbf` are judged by, in seconds since 1970 (tests move it).
     public init(
         configuration: VMHostConfiguration, logger: Logger,
-        now: @escaping @LoopActor () -> ContinuousClock.Instant = { ContinuousClock.now },
-        clock: any Clock<Duration> = LoopClock(), wallClock: @escaping @Sendable () -> Double = WallClock.now
+        clock: LoopClock = LoopClock(), wallClock: @escaping @Sendable () -> Double = WallClock.now
     ) {
         self.wallClock = wallClock
+        self.clock = clock
         self.configuration = configuration
         self.logger = logger
         client = HTTPClient(
@@ -73,7 +75,7 @@ public final class VMHostApplication {
                 maxResponseBytes: configuration.upstreamMaxResponseBytes
             )
         )
-        let upstreams = UpstreamFactory(client: client, configuration: configuration, metrics: metrics)
+        let upstreams = UpstreamFactory(client: client, configuration: configuration, metrics: metrics, clock: clock)
         self.upstreams = upstreams
         let idleTimeout = configuration.sessionIdleTimeout
         var store = SessionStoreConfiguration(
@@ -89,13 +91,13 @@ public final class VMHostApplication {
         store.upstreamCallsPerMinute = configuration.upstreamCallsPerMinute
         sessions = SessionStore(
             configuration: store,
-            viewModels: Self.viewModels(upstreams, clock: clock), now: now
+            viewModels: Self.viewModels(upstreams, clock: clock), clock: clock
         )
     }
 
     /// The view models every session hosts, in the order of the session resource and of resume ids: one
     /// registration line per screen.
-    static func viewModels(_ upstreams: UpstreamFactory, clock: any Clock<Duration>) -> [ViewModelRegistration] {
+    static func viewModels(_ upstreams: UpstreamFactory, clock: LoopClock) -> [ViewModelRegistration] {
         [
             ViewModelRegistration(SearchViewModel.self) {
                 SearchViewModel(service: upstreams.makeFlickrService(), clock: clock)
@@ -213,7 +215,7 @@ public final class VMHostApplication {
         if configuration.needsFakeUpstream {
             let fake = FakeUpstream(
                 behavior: FakeUpstreamBehavior(latency: configuration.fakeUpstreamLatency),
-                logger: logger
+                logger: logger, clock: clock
             )
             let url = try fake.start()
             fakeUpstream = fake
@@ -232,7 +234,7 @@ public final class VMHostApplication {
             keepaliveInterval: configuration.keepaliveInterval,
             streamMaxPendingBytes: configuration.streamMaxPendingBytes,
             maxConnections: configuration.maxConnections, errorResponder: .apiJSON, checksOrigin: true,
-            allowedOrigins: configuration.allowedOrigins
+            allowedOrigins: configuration.allowedOrigins, clock: clock
         )
     }
 
@@ -278,7 +280,7 @@ public final class VMHostApplication {
             configuration: HTTPServerConfiguration(
                 host: configuration.host, port: metricsPort, maxBodySize: 1024,
                 maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: configuration.httpIdleTimeout,
-                maxConnections: 16, errorResponder: .apiJSON
+                maxConnections: 16, errorResponder: .apiJSON, clock: clock
             ),
             router: router, logger: logger
         )
@@ -302,7 +304,7 @@ public final class VMHostApplication {
         redis.commandTimeout = configuration.redisTimeout
         redis.connectTimeout = configuration.redisTimeout
         let journal = RedisJournal(
-            client: RedisClient(configuration: redis), store: sessions, node: nodeID,
+            client: RedisClient(configuration: redis, clock: clock), store: sessions, node: nodeID,
             idleTimeout: configuration.sessionIdleTimeout, logger: logger,
             keyBytesCapacity: configuration.idempotencyBytesPerSession
         )
@@ -333,7 +335,7 @@ public final class VMHostApplication {
 
     private func makeRoutes() -> Routes {
         let routes = Routes(
-            sessions: sessions, metrics: metrics,
+            sessions: sessions, metrics: metrics, clock: clock,
             idleTimeoutSeconds: Int(configuration.sessionIdleTimeout.components.seconds),
             serverLoad: { [weak self] in
                 (self?.server?.openStreamCount ?? 0, self?.server?.openConnectionCount ?? 0)
@@ -359,18 +361,28 @@ public final class VMHostApplication {
     /// a restart) continues it with no gap.
     public func shutdown() async {
         isDraining = true
+        // NB: the API stops taking work first (503 to session routes, listener closed), so no new work reaches
+        // the sessions the journal is about to hand over.
         server?.startDraining()
-        if let journal {
-            await journal.releaseAll()
+        for part in longLivedParts {
+            await part.shutdown()
         }
-        sessions.closeAll()
-        journal?.shutdown()
-        await server?.shutdown()
         server = nil
-        await metricsServer?.shutdown()
         metricsServer = nil
-        await fakeUpstream?.shutdown()
         logger.info("vmhost stopped")
+    }
+
+    /// Every long-lived part, in the order shutdown stops them: the journal hands the sessions over, the
+    /// sessions close, then the servers finish their requests and streams, the fake upstream last (requests
+    /// still in flight may need it).
+    private var longLivedParts: [any LoopService] {
+        var parts: [any LoopService] = []
+        if let journal { parts.append(JournalService(journal: journal, sessions: sessions)) }
+        parts.append(SessionExpiryService(sessions: sessions))
+        if let server { parts.append(server) }
+        if let metricsServer { parts.append(metricsServer) }
+        if let fakeUpstream { parts.append(fakeUpstream) }
+        return parts
     }
 }
 
@@ -387,11 +399,13 @@ final class UpstreamFactory {
     private let configuration: VMHostConfiguration
     private let recorder: UpstreamRecorder
 
-    init(client: HTTPClient, configuration: VMHostConfiguration, metrics: VMHostMetrics) {
-        fetcher = SharedFetcher(client: client, ttl: configuration.upstreamCacheTTL)
+    init(client: HTTPClient, configuration: VMHostConfiguration, metrics: VMHostMetrics, clock: LoopClock) {
+        fetcher = SharedFetcher(client: client, ttl: configuration.upstreamCacheTTL, clock: clock)
         fetcher.onOutcome = { metrics.upstreamCache($0.rawValue) }
         self.configuration = configuration
-        self.recorder = metrics.upstreamRecorder
+        var recorder = metrics.upstreamRecorder
+        recorder.clock = clock
+        self.recorder = recorder
     }
 
     /// Sets the upstream URLs from the configuration, using the fake upstream at `fakeBaseURL` for any upstream

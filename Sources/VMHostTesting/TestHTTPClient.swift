@@ -56,9 +56,24 @@ public final class TestHTTPClient: @unchecked Sendable {
     }
 
     /// The blocking form of ``request(_:_:headers:body:json:)``.
+    ///
+    /// A kept-alive connection the server has closed meanwhile (its idle deadline passed, as it does when a
+    /// test moves the server's clock) fails the request: it is sent again once, on a new connection, as
+    /// HTTP clients do with a reused connection that dies before answering.
     public func requestBlocking(
         _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
         json: JSONValue? = nil
+    ) throws -> TestHTTPResponse {
+        guard connection != nil else { return try requestOnce(method, path, headers: headers, body: body, json: json) }
+        do {
+            return try requestOnce(method, path, headers: headers, body: body, json: json)
+        } catch {
+            return try requestOnce(method, path, headers: headers, body: body, json: json)
+        }
+    }
+
+    private func requestOnce(
+        _ method: String, _ path: String, headers: [(String, String)], body: [UInt8]?, json: JSONValue?
     ) throws -> TestHTTPResponse {
         let socket = try connection ?? TestSocket(port: port)
         connection = socket

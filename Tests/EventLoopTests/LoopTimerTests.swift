@@ -36,3 +36,53 @@ struct LoopTimerTests {
         #expect(fired == 11, "the cancelled firing never came")
     }
 }
+
+@LoopActor
+@Suite("LoopTimer on a test clock")
+struct LoopTimerOnATestClockTests {
+    @Test func aTimerFiresWhenTheClockPassesItAndARepeatingOneOncePerPeriod() {
+        let clock = TestClock()
+        var once = 0
+        var every = 0
+        let single = LoopTimer(clock: clock.clock) { once += 1 }
+        let repeating = LoopTimer(clock: clock.clock, repeats: true) { every += 1 }
+        single.schedule(after: .seconds(10))
+        repeating.schedule(after: .seconds(3))
+        #expect(single.isScheduled && repeating.isScheduled && clock.armedTimerCount == 2)
+
+        clock.advance(by: .seconds(9))
+        #expect(once == 0 && every == 3, "the repeating one at 3, 6 and 9 s; the other not yet")
+        clock.advance(by: .seconds(1))
+        #expect(once == 1 && !single.isScheduled, "fired once at 10 s, then disarmed")
+        clock.advance(by: .seconds(60))
+        #expect(once == 1 && every == 23 && repeating.isScheduled)
+    }
+
+    @Test func cancellingOrReleasingATimerDisarmsIt() {
+        let clock = TestClock()
+        var fired = 0
+        let cancelled = LoopTimer(clock: clock.clock) { fired += 1 }
+        cancelled.schedule(after: .seconds(1))
+        cancelled.cancel()
+        #expect(!cancelled.isScheduled)
+        do {
+            let released = LoopTimer(clock: clock.clock) { fired += 1 }
+            released.schedule(after: .seconds(1))
+        }
+        #expect(clock.armedTimerCount == 0)
+        clock.advance(by: .seconds(5))
+        #expect(fired == 0)
+    }
+
+    @Test func aRescheduleReplacesTheEarlierOne() {
+        let clock = TestClock()
+        var fired = 0
+        let timer = LoopTimer(clock: clock.clock) { fired += 1 }
+        timer.schedule(after: .seconds(1))
+        timer.schedule(after: .seconds(5))
+        clock.advance(by: .seconds(4))
+        #expect(fired == 0)
+        clock.advance(by: .seconds(1))
+        #expect(fired == 1)
+    }
+}

@@ -10,6 +10,8 @@ import VMHostTesting
 final class HandlerState {
     var streams: [ServerSentEventStream] = []
     var heldRequests = 0
+    /// `GET /large` requests answered.
+    var largeResponses = 0
     /// The `respond` functions of `GET /called-back` requests not answered yet.
     var callbacks: [@LoopActor (HTTPResponse) -> Void] = []
     /// Tells this server from another that got its port once it stopped listening.
@@ -45,7 +47,10 @@ func makeServer(
             if let stream = sink as? ServerSentEventStream { state.streams.append(stream) }
         }
     }
-    router.on(.get, "/large") { _ in .response(HTTPResponse(status: 200, body: largeBody)) }
+    router.on(.get, "/large") { _ in
+        state.largeResponses += 1
+        return .response(HTTPResponse(status: 200, body: largeBody))
+    }
     return (HTTPServer(configuration: configuration, router: router, logger: Logger(label: "test")), state)
 }
 
@@ -68,7 +73,8 @@ struct HTTPServerLifecycleTests {
     }
 
     @Test func aCallbackResultIsAnsweredOnceWhenCalledAndShutdownWaitsForIt() async throws {
-        let (server, state) = makeServer()
+        let clock = TestClock()
+        let (server, state) = makeServer(HTTPServerConfiguration(port: 0, clock: clock.clock))
         let port = try server.start()
         let client = TestHTTPClient(port: port)
         async let first = client.get("/called-back")
@@ -83,12 +89,50 @@ struct HTTPServerLifecycleTests {
         try #require(await eventually { state.callbacks.count == 1 })
         let stopping = Task { await server.shutdown(flushTimeout: .seconds(30)) }
         #expect(await eventually { server.state == .stopping })
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { clock.sleeperCount == 1 }, "shutdown waits, bounded by its flush timeout")
+        clock.advance(by: .seconds(29))
         #expect(server.state == .stopping, "shutdown waits for the callback")
         state.callbacks.removeFirst()(.json(["answer": 3]))
         #expect(try await second.json == ["answer": 3])
         await stopping.value
         #expect(server.state == .stopped)
+    }
+
+    @Test func shutdownStopsWaitingForACallbackOnceTheFlushTimeoutHasPassedOnTheServersClock() async throws {
+        let clock = TestClock()
+        let (server, state) = makeServer(HTTPServerConfiguration(port: 0, clock: clock.clock))
+        let port = try server.start()
+        let client = TestHTTPClient(port: port)
+        let unanswered = Task { try? await client.get("/called-back") }
+        try #require(await eventually { state.callbacks.count == 1 })
+        let stopping = Task { await server.shutdown(flushTimeout: .seconds(5)) }
+        try #require(await eventually { clock.sleeperCount == 1 }, "shutdown waits for the callback")
+        clock.advance(by: .seconds(4))
+        #expect(server.state == .stopping, "not before the flush timeout")
+        clock.advance(by: .seconds(1))
+        await stopping.value
+        #expect(server.state == .stopped, "the bound ended the wait")
+        _ = await unanswered.value
+        state.callbacks.removeFirst()(.json(["late": true]))
+        #expect(server.state == .stopped, "a late answer goes nowhere")
+    }
+
+    @Test func shutdownWaitsForAResponsesLastBytesThenEndsWithoutItsBound() async throws {
+        let clock = TestClock()
+        let (server, state) = makeServer(HTTPServerConfiguration(port: 0, clock: clock.clock))
+        let port = try server.start()
+        let client = try await ServerConnection.open(port: port, receiveBufferBytes: 4096)
+        defer { client.close() }
+        try await client.send("/large")
+        try #require(await eventually { state.largeResponses == 1 })
+        let stopping = Task { await server.shutdown(flushTimeout: .seconds(30)) }
+        try #require(await eventually { clock.sleeperCount == 1 }, "shutdown waits: the response is not out yet")
+        #expect(server.state == .stopping)
+
+        let response = try await client.readResponse()
+        #expect(response.status == 200 && response.body.count == largeBody.count, "every byte arrived")
+        await stopping.value
+        #expect(server.state == .stopped, "the last byte ended the wait, with the clock never moved")
     }
 
     @Test func aStreamItsOwnerHoldsBeyondTheServerIsClosedAndRefusesWrites() async throws {

@@ -27,6 +27,11 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
+    /// Reads a whole response (to a request sent with ``send(_:)``).
+    func readResponse() async throws -> TestHTTPResponse {
+        try await offPool { try self.socket.readResponse() }
+    }
+
     /// Sends `GET path` (or `method`) with `headers` (whole lines) and returns the response head only (a stream's
     /// body follows in chunks).
     func getHead(_ path: String, headers: [String] = [], method: String = "GET") async throws -> TestHTTPResponse {

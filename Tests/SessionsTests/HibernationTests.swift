@@ -59,7 +59,7 @@ struct SessionHibernationTests {
         let store = SessionStore(
             configuration: configuration,
             viewModels: [ViewModelRegistration(ProductListViewModel.self) { ProductListViewModel(service: upstream) }],
-            now: { time.now }
+            clock: time.clock
         )
         store.journal = journal
         return store

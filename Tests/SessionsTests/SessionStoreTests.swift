@@ -2,6 +2,7 @@ import EventLoop
 import Services
 import Sessions
 import Testing
+import VMHostTesting
 import ViewModels
 
 /// Upstream services that must never be called: the store's tests only create, touch and expire sessions.
@@ -15,12 +16,16 @@ final class UnusedUpstream: FlickrService, ProductService, @unchecked Sendable {
     func fetchPage(_ page: Int) async throws -> ProductPage { throw Unexpected() }
 }
 
-/// A hand-moved clock for the store: expiry without sleeping.
+/// A hand-moved clock for the store, set by the time elapsed since its start: expiry without sleeping.
 @LoopActor
 final class ManualTime {
-    let start = ContinuousClock.now
-    var elapsed: Duration = .zero
-    var now: ContinuousClock.Instant { start + elapsed }
+    private let testClock = TestClock()
+    /// The store's clock.
+    nonisolated var clock: LoopClock { testClock.clock }
+    /// The time since the start; setting it moves the clock (forward only).
+    var elapsed: Duration = .zero {
+        didSet { testClock.advance(by: elapsed - oldValue) }
+    }
 }
 
 @Suite("SessionStore: limits and idle expiry")
@@ -38,7 +43,7 @@ struct SessionStoreTests {
                 ViewModelRegistration(SearchViewModel.self) { SearchViewModel(service: upstream) },
                 ViewModelRegistration(ProductListViewModel.self) { ProductListViewModel(service: upstream) },
             ],
-            now: { time.now }
+            clock: time.clock
         )
     }
 

@@ -4,6 +4,7 @@ import HTTPClient
 import Logging
 import Services
 import Testing
+import VMHostTesting
 
 @testable import Upstreams
 
@@ -14,14 +15,19 @@ struct SharedFetcherTests {
         var all: [SharedFetcher.Outcome] = []
     }
 
-    func makeFake(latency: Duration) throws -> FakeUpstream {
-        let fake = FakeUpstream(behavior: FakeUpstreamBehavior(latency: latency), logger: Logger(label: "fake"))
+    /// A fake upstream whose latency runs on `clock` (the test's, when the test moves time itself).
+    func makeFake(latency: Duration, clock: LoopClock = LoopClock()) throws -> FakeUpstream {
+        let fake = FakeUpstream(
+            behavior: FakeUpstreamBehavior(latency: latency), logger: Logger(label: "fake"), clock: clock)
         try fake.start()
         return fake
     }
 
     @Test func identicalRequestsInFlightShareOneTransfer() async throws {
-        let fake = try makeFake(latency: .milliseconds(200))
+        // NB: the fake's latency is on a test clock: every caller has joined before the answer, however slow the
+        // runner.
+        let clock = TestClock()
+        let fake = try makeFake(latency: .milliseconds(200), clock: clock.clock)
         let fetcher = SharedFetcher(client: HTTPClient())
         let outcomes = Outcomes()
         fetcher.onOutcome = { outcomes.all.append($0) }
@@ -29,6 +35,8 @@ struct SharedFetcherTests {
         let tasks = (0..<10).map { _ in
             Task { @LoopActor in try await fetcher.get(url, cacheable: false) }
         }
+        try #require(await eventually { clock.sleeperCount == 1 && outcomes.all.count == 10 })
+        clock.advance(by: .milliseconds(200))
         var bodies: Set<[UInt8]> = []
         for task in tasks { bodies.insert(try await task.value.body) }
         #expect(bodies.count == 1)
@@ -39,51 +47,54 @@ struct SharedFetcherTests {
     }
 
     @Test func oneCallerLeavingDoesNotAbortTheOthers() async throws {
-        // NB: the transfer must still be in flight when the flight count is read, after the first caller left:
-        // 2 s, not 0.3 s, which a loaded runner under AddressSanitizer once spent before the check.
-        let fake = try makeFake(latency: .seconds(2))
+        // NB: the fake's latency is on a test clock: the transfer is still in flight when the flight count is
+        // read, after the first caller left, until the test moves the clock.
+        let clock = TestClock()
+        let fake = try makeFake(latency: .seconds(2), clock: clock.clock)
         let fetcher = SharedFetcher(client: HTTPClient())
         let url = "\(fake.baseURL)/products?page=2&pageSize=5"
         let leaving = Task { @LoopActor in try await fetcher.get(url, cacheable: false) }
         let staying = Task { @LoopActor in try await fetcher.get(url, cacheable: false) }
-        try await Task.sleep(for: .milliseconds(50))
+        try #require(await eventually { clock.sleeperCount == 1 }, "the fake holds the request")
         leaving.cancel()
         await #expect(throws: HTTPClientError.cancelled) { try await leaving.value }
         #expect(fetcher.flightCount == 1, "the transfer goes on for the caller still waiting")
+        clock.advance(by: .seconds(2))
         #expect(try await staying.value.status == 200)
         #expect(fake.requestCount("/products") == 1)
         await fake.shutdown()
     }
 
     @Test func theLastCallerLeavingAbortsTheTransfer() async throws {
-        let fake = try makeFake(latency: .seconds(30))
+        // NB: the fake's latency is on a test clock nobody moves: the answer never comes.
+        let clock = TestClock()
+        let fake = try makeFake(latency: .seconds(30), clock: clock.clock)
         let client = HTTPClient()
         let fetcher = SharedFetcher(client: client)
         let url = "\(fake.baseURL)/products?page=3&pageSize=5"
         let callers = (0..<3).map { _ in Task { @LoopActor in try await fetcher.get(url, cacheable: true) } }
-        for _ in 0..<1000 where client.activeTransfers == 0 { try await LoopClock().sleep(for: .milliseconds(2)) }
+        try #require(await eventually { clock.sleeperCount == 1 }, "the fake holds the request")
         try #require(client.activeTransfers > 0)
         for caller in callers { caller.cancel() }
         for caller in callers { await #expect(throws: HTTPClientError.cancelled) { try await caller.value } }
         #expect(fetcher.flightCount == 0)
-        for _ in 0..<100 where client.activeTransfers > 0 { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(client.activeTransfers == 0, "the upstream transfer was aborted")
+        #expect(await eventually { client.activeTransfers == 0 }, "the upstream transfer was aborted")
         await fake.shutdown()
     }
 
     @Test func cacheServesFreshAnswersAndExpiresThem() async throws {
         let fake = try makeFake(latency: .zero)
-        var clock = ContinuousClock.now
-        let fetcher = SharedFetcher(client: HTTPClient(), ttl: .seconds(60), now: { clock })
+        let clock = TestClock()
+        let fetcher = SharedFetcher(client: HTTPClient(), ttl: .seconds(60), clock: clock.clock)
         let outcomes = Outcomes()
         fetcher.onOutcome = { outcomes.all.append($0) }
         let url = "\(fake.baseURL)/products?page=1&pageSize=3"
 
         _ = try await fetcher.get(url, cacheable: true)
-        clock = clock.advanced(by: .seconds(59))
+        clock.advance(by: .seconds(59))
         _ = try await fetcher.get(url, cacheable: true)
         #expect(fake.requestCount("/products") == 1)
-        clock = clock.advanced(by: .seconds(2))
+        clock.advance(by: .seconds(2))
         _ = try await fetcher.get(url, cacheable: true)
         #expect(fake.requestCount("/products") == 2, "expired after the TTL")
         _ = try await fetcher.get(url, cacheable: false)

@@ -25,7 +25,7 @@ struct InProcessServer {
         var logger = Logger(label: "vmhost-client-test")
         logger.logLevel = .warning
         let application = VMHostApplication(
-            configuration: configuration, logger: logger, now: { ContinuousClock.now }, clock: LoopClock())
+            configuration: configuration, logger: logger, clock: LoopClock())
         return InProcessServer(application: application, port: try application.start())
     }
 

@@ -11,7 +11,7 @@ import Glibc
 
 /// Hibernation on a real `redis-server` with real servers on loopback ports: an idle session leaves memory, lives
 /// on in Redis, and its next request (on this application or another) takes it back with the same state and
-/// versions. Session activity runs on a ``SessionTime`` the test moves, so a session is due without waiting.
+/// versions. Session activity runs on a ``TestClock`` the test moves, so a session is due without waiting.
 @Suite("Journal: hibernation", .serialized)
 struct HibernationTests {
     static let wait = [("Prefer", "wait=10")]
@@ -40,13 +40,26 @@ struct HibernationTests {
 
     /// Moves the session clock past the delay and waits until `app` has hibernated `count` sessions in all and
     /// holds none.
-    static func hibernate(_ app: TestApplication, _ time: SessionTime, count: Double) async throws -> Bool {
-        await time.advance(by: .seconds(2))
+    static func hibernate(_ app: TestApplication, _ time: TestClock, count: Double) async throws -> Bool {
+        time.advance(by: .seconds(2))
         return try await eventually(timeout: .seconds(10)) {
             let hibernated = try await metric(app, "vmhost_sessions_hibernated_total")
             let resident = try await metric(app, "vmhost_sessions")
             return hibernated == count && resident == 0
         }
+    }
+
+    /// Waits until `condition` holds, moving the application's clock `time` by `step` between tries: the timers
+    /// the wait depends on (Redis timeouts and reconnects, the fake upstream's latency, the sweeps) run on it.
+    static func advancing(
+        _ time: TestClock, by step: Duration = .milliseconds(250), until condition: () async throws -> Bool
+    ) async throws -> Bool {
+        for _ in 0..<100 {
+            if try await condition() { return true }
+            time.advance(by: step)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try await condition()
     }
 
     /// The owner field of the session's hash in Redis (nil: no such session).
@@ -58,14 +71,14 @@ struct HibernationTests {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
-        let time = SessionTime()
+        let time = TestClock()
         let log = CapturedLog()
         let debug: (inout VMHostConfiguration) -> Void = {
             Self.configure(redis, node: "first")(&$0)
             $0.logLevel = .debug
         }
-        try await withApp(debug, time: time, log: log) { first in
-            try await withApp(Self.configure(redis, node: "second"), time: time) { second in
+        try await withApp(debug, clock: time, log: log) { first in
+            try await withApp(Self.configure(redis, node: "second"), clock: time) { second in
                 #expect(try await eventually { try await first.client.get("/healthz").json?["journal"] == "ok" })
                 let id = try await first.createSession()
                 #expect(
@@ -162,12 +175,12 @@ struct HibernationTests {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
-        let time = SessionTime()
+        let time = TestClock()
         let keepalive: (inout VMHostConfiguration) -> Void = {
             Self.configure(redis, node: "first")(&$0)
             $0.keepaliveInterval = .seconds(1)
         }
-        try await withApp(keepalive, time: time) { app in
+        try await withApp(keepalive, clock: time) { app in
             #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
             let id = try await app.createSession()
             let stream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/search/events")
@@ -204,12 +217,12 @@ struct HibernationTests {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
-        let time = SessionTime()
+        let time = TestClock()
         try await withApp(
             {
                 Self.configure(redis, node: "first")(&$0)
                 $0.redisTimeout = .seconds(5)
-            }, time: time
+            }, clock: time
         ) { app in
             #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
             let id = try await app.createSession()
@@ -220,7 +233,7 @@ struct HibernationTests {
             // command below reaches vmhost while it does.
             try redis.command(["CLIENT", "PAUSE", "1500", "ALL"])
             let paused = ContinuousClock.now
-            await time.advance(by: .seconds(2))
+            time.advance(by: .seconds(2))
             try await Task.sleep(for: .milliseconds(600))
             #expect(try await Self.metric(app, "vmhost_sessions") == 0, "out of memory while its release waits")
             let answer = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": "racing"])
@@ -248,26 +261,36 @@ struct HibernationTests {
             redis.resume()
             redis.stop()
         }
-        let time = SessionTime()
-        try await withApp(Self.configure(redis, node: "first"), time: time) { app in
+        let time = TestClock()
+        try await withApp(Self.configure(redis, node: "first"), clock: time) { app in
             #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
             let id = try await app.createSession()
 
-            // Redis hangs: a command times out in the journal (300 ms) and is served from memory.
+            // Redis hangs: a command times out in the journal (300 ms of the application's clock) and is served
+            // from memory.
             redis.suspend()
-            let away = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": "while away"])
-            #expect(away.status == 200)
-            #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "unavailable" })
+            let away = Task { try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": "while away"]) }
+            #expect(
+                try await Self.advancing(time, by: .milliseconds(100)) {
+                    try await app.client.get("/healthz").json?["journal"] == "unavailable"
+                })
+            let answer = try await away.value
+            #expect(answer.status == 200)
 
-            await time.advance(by: .seconds(2))
+            time.advance(by: .seconds(2))
             try await Task.sleep(for: .milliseconds(1000))
             #expect(try await Self.metric(app, "vmhost_sessions") == 1, "due, but not durable: kept in memory")
             #expect(try await Self.metric(app, "vmhost_sessions_hibernated_total") == 0)
             #expect(try await app.client.get("/v1/sessions/\(id)/search").json?["searchText"] == "while away")
 
-            // Redis back: the journal catches up, then the session hibernates.
+            // Redis back: the client reconnects, the journal catches up, then the session hibernates.
             redis.resume()
-            #expect(try await Self.hibernate(app, time, count: 1))
+            #expect(
+                try await Self.advancing(time) {
+                    let hibernated = try await Self.metric(app, "vmhost_sessions_hibernated_total")
+                    let resident = try await Self.metric(app, "vmhost_sessions")
+                    return hibernated == 1 && resident == 0
+                })
             #expect(try Self.owner(redis, id) == "")
             let woken = try await app.client.get("/v1/sessions/\(id)/search")
             #expect(woken.status == 200)
@@ -279,22 +302,23 @@ struct HibernationTests {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
-        let time = SessionTime()
-        try await withApp(Self.configure(redis, node: "first"), time: time) { app in
+        let time = TestClock()
+        try await withApp(Self.configure(redis, node: "first"), clock: time) { app in
             #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
             await app.setUpstream(FakeUpstreamBehavior(latency: .milliseconds(1500)))
             let id = try await app.createSession()
             let started = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"])
             #expect(started.status == 202)
 
-            await time.advance(by: .seconds(2))
+            // NB: the fake's latency is on the application's clock too: 1.2 s of it passes, the load is still on.
+            time.advance(by: .milliseconds(1200))
             try await Task.sleep(for: .milliseconds(700))
             #expect(try await Self.metric(app, "vmhost_sessions") == 1, "idle, but its search is loading")
             #expect(try await Self.metric(app, "vmhost_sessions_hibernated_total") == 0)
 
             // The load ends (1.5 s), is written, and the next sweep hibernates the session with its results.
             #expect(
-                try await eventually(timeout: .seconds(10)) {
+                try await Self.advancing(time) {
                     try await Self.metric(app, "vmhost_sessions_hibernated_total") == 1
                 })
             let woken = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
@@ -307,7 +331,7 @@ struct HibernationTests {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
-        let time = SessionTime()
+        let time = TestClock()
         let path = try TestTokens.file(TestTokens.secret + Array("\n".utf8), name: "secret")
         defer { unlink(path) }
         let fixed = AuthenticationTests.now
@@ -318,7 +342,7 @@ struct HibernationTests {
             $0.authAudience = TestTokens.audience
             $0.maxSessionsPerSubject = 1
         }
-        try await withApp(configure, time: time, wallClock: { fixed }) { app in
+        try await withApp(configure, clock: time, wallClock: { fixed }) { app in
             #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
             let alice = AuthenticationTests.bearer(AuthenticationTests.token("alice"))
             let id = try #require(try await app.client.post("/v1/sessions", headers: alice).json?["id"]?.stringValue)
@@ -338,8 +362,8 @@ struct HibernationTests {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
-        let time = SessionTime()
-        try await withApp(Self.configure(redis, node: "first", idleTimeout: .seconds(3)), time: time) { app in
+        let time = TestClock()
+        try await withApp(Self.configure(redis, node: "first", idleTimeout: .seconds(3)), clock: time) { app in
             #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
             let id = try await app.createSession()
             let key = "vmhost:{\(SessionID.digest(id))}"

@@ -331,7 +331,10 @@ struct HostileInputTests {
     // MARK: Slow and idle connections
 
     @Test func silentPartialAndIdleConnectionsAreClosedWhileOthersAreServed() async throws {
-        try await withApp({ $0.httpIdleTimeout = .seconds(2) }) { app in
+        // NB: the server's clock is a test clock: the idle timeout passes when the test moves it, however long
+        // opening the connections took.
+        let clock = TestClock()
+        try await withApp({ $0.httpIdleTimeout = .seconds(2) }, clock: clock) { app in
             // NB: the keep-alive connection is served first: under ThreadSanitizer opening the others can take
             // longer than the idle timeout, which would close it before its first request.
             let keepAlive = try await RawConnection.open(port: app.port)
@@ -349,8 +352,12 @@ struct HostileInputTests {
                 )
             )
             let started = ContinuousClock.now
+            // NB: once the server has accepted all four (it reads the clock at accept), the timeout passes.
+            let accepted = await eventually { await app.openConnectionCount() >= 4 }
+            #expect(accepted, "the server accepted the four connections")
+            clock.advance(by: .seconds(2))
 
-            // NB: the deadline is generous (the timeout is 2 s) for a loaded CI runner; each watcher polls.
+            // NB: the deadline is generous for a loaded CI runner; each watcher polls.
             let connections = [
                 ("silent", silent), ("partial head", partialHead), ("partial body", partialBody),
                 ("idle keep-alive", keepAlive),
@@ -404,7 +411,9 @@ struct HostileInputTests {
         ),
     ])
     func slowlorisRequestIsClosedByItsDeadline(what: String, start: String, drip: String) async throws {
-        try await withApp({ $0.httpIdleTimeout = .seconds(1) }) { app in
+        // NB: the server's clock is a test clock, moved 400 ms with each drip: the deadline passes at the third.
+        let clock = TestClock()
+        try await withApp({ $0.httpIdleTimeout = .seconds(1) }, clock: clock) { app in
             let slow = try await RawConnection.open(port: app.port)
             try await slow.send(bytes(start))
             let started = ContinuousClock.now
@@ -418,6 +427,7 @@ struct HostileInputTests {
                     break
                 }
                 line += 1
+                clock.advance(by: .milliseconds(400))
                 closed = await slow.closedByPeer(within: .milliseconds(400))
             }
             let elapsed = ContinuousClock.now - started

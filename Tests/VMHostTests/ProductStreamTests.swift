@@ -216,12 +216,14 @@ struct ProductStreamTests {
     }
 
     @Test func keepaliveCommentsArrive() async throws {
-        try await withApp({ $0.keepaliveInterval = .milliseconds(100) }) { app in
+        // NB: the keep-alive timer runs on the application's clock, a test clock here: the test moves it.
+        let clock = TestClock()
+        try await withApp({ $0.keepaliveInterval = .milliseconds(100) }, clock: clock) { app in
             let id = try await app.createSession()
             let stream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/products/events")
             #expect(try await stream.next()?.event == "snapshot")
             // NB: a few keep-alive intervals; the comments are read with the next event.
-            try await Task.sleep(for: .milliseconds(350))
+            for _ in 0..<3 { clock.advance(by: .milliseconds(100)) }
             _ = try await app.client.post("/v1/sessions/\(id)/products/refresh")
             _ = try await stream.next()
             #expect(stream.comments.contains("keepalive"))

@@ -111,12 +111,16 @@ struct SessionAPITests {
         }
     }
 
-    // NB: real time on a possibly loaded machine. The timeouts leave seconds of slack so a slow CI
-    // runner cannot expire a session between two steps; SessionStoreTests covers the rule exactly.
+    // NB: the application's clock is a test clock: the idle timeout passes when the test moves it, and the expiry
+    // sweep it passes runs then, so a slow runner cannot expire a session between two steps.
     @Test func idleSessionsExpire() async throws {
-        try await withApp(via: .router, { $0.sessionIdleTimeout = .seconds(2) }) { app in
+        let clock = TestClock()
+        try await withApp(via: .router, { $0.sessionIdleTimeout = .seconds(2) }, clock: clock) { app in
             let id = try await app.createSession()
             #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
+            clock.advance(by: .milliseconds(1999))
+            #expect(try await app.client.get("/metrics").text.contains("vmhost_sessions 1"), "not idle long enough")
+            clock.advance(by: .seconds(1))
             // Watch /metrics (which does not touch the session) until the sweep removes it.
             #expect(
                 try await eventually(timeout: .seconds(20), every: .milliseconds(200)) {
@@ -127,18 +131,17 @@ struct SessionAPITests {
     }
 
     @Test func anOpenStreamKeepsASessionAlive() async throws {
-        // NB: the sessions' clock is moved instead of waited for; only the sweep timer (every 500 ms) is real.
-        let time = SessionTime()
-        // NB: router mode, so no socket's connect stands between creating the session and opening its stream: the
-        // session's 2 s of idleness are real time until the clock moves, and a loaded machine once took longer.
-        try await withApp(via: .router, { $0.sessionIdleTimeout = .seconds(2) }, time: time) { app in
+        // NB: the application's clock is a test clock: the hour is the test's move, and the expiry sweeps it
+        // passes run then. Router mode: no socket's connect between creating the session and opening its stream.
+        let time = TestClock()
+        try await withApp(via: .router, { $0.sessionIdleTimeout = .seconds(2) }, clock: time) { app in
             let id = try await app.createSession()
             let stream = try await Self.openStream(app, "/v1/sessions/\(id)/products/events")
             #expect(await stream.status == 200)
             #expect(await stream.takeEvents().last?.event == "snapshot")
             let idle = try await app.createSession()
             // An hour passes: the session without a stream expires at the next sweep, the one with a stream not.
-            await time.advance(by: .seconds(3600))
+            time.advance(by: .seconds(3600))
             #expect(
                 try await eventually(timeout: .seconds(20), every: .milliseconds(100)) {
                     try await app.client.get("/metrics").text.contains("vmhost_sessions 1")

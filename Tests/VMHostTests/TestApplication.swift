@@ -29,12 +29,12 @@ struct TestApplication {
     /// The in-process server in router mode; nil in live mode.
     let inProcess: InProcessServer?
 
-    /// Starts an application; `time`, when given, is the clock of session activity and expiry, `clock` the
-    /// clock of view-model timers (the search debounce), and `wallClock` the time tokens are judged by; `log`,
+    /// Starts an application; `clock` (a clock that moves only when the test advances it), when given, is the
+    /// application's one clock, and `wallClock` the time tokens are judged by; `log`,
     /// when given, receives every line the application logs at its configured level.
     static func start(
         via transport: TestTransport = .live, _ configure: (inout VMHostConfiguration) -> Void = { _ in },
-        time: SessionTime? = nil, clock: TestClock? = nil, wallClock: (@Sendable () -> Double)? = nil,
+        clock: TestClock? = nil, wallClock: (@Sendable () -> Double)? = nil,
         log: CapturedLog? = nil
     ) async throws -> TestApplication {
         var configuration = VMHostConfiguration()
@@ -43,20 +43,18 @@ struct TestApplication {
         configure(&configuration)
         let settings = configuration
         return try await Self.make(
-            transport, settings, time: time, clock: clock, wallClock: wallClock, log: log)
+            transport, settings, clock: clock, wallClock: wallClock, log: log)
     }
 
     @LoopActor
     private static func make(
-        _ transport: TestTransport, _ settings: VMHostConfiguration, time: SessionTime?, clock: TestClock?,
+        _ transport: TestTransport, _ settings: VMHostConfiguration, clock: TestClock?,
         wallClock: (@Sendable () -> Double)?, log: CapturedLog?
     ) throws -> TestApplication {
         var logger = log?.logger(level: settings.logLevel) ?? Logger(label: "vmhost-test")
         logger.logLevel = settings.logLevel
-        let now: @LoopActor () -> ContinuousClock.Instant =
-            if let time { { time.now } } else { { ContinuousClock.now } }
         let application = VMHostApplication(
-            configuration: settings, logger: logger, now: now, clock: clock ?? LoopClock(),
+            configuration: settings, logger: logger, clock: clock?.clock ?? LoopClock(),
             wallClock: wallClock ?? WallClock.now)
         // NB: VMHOST_ROUTER_TESTS_LIVE=1 runs the router-mode tests on a socket too: the same assertions, to check
         // them against the wire and to time both modes.
@@ -125,11 +123,11 @@ struct TestApplication {
 /// afterwards.
 func withApp(
     via transport: TestTransport = .live, _ configure: (inout VMHostConfiguration) -> Void = { _ in },
-    time: SessionTime? = nil, clock: TestClock? = nil, wallClock: (@Sendable () -> Double)? = nil,
+    clock: TestClock? = nil, wallClock: (@Sendable () -> Double)? = nil,
     log: CapturedLog? = nil, _ body: (TestApplication) async throws -> Void
 ) async throws {
     let app = try await TestApplication.start(
-        via: transport, configure, time: time, clock: clock, wallClock: wallClock, log: log)
+        via: transport, configure, clock: clock, wallClock: wallClock, log: log)
     do {
         try await body(app)
     } catch {
@@ -145,21 +143,10 @@ extension TestApplication {
     func upstreamInFlight() -> Int {
         application.upstreamTransfersInFlight
     }
-}
 
-/// The time sessions see: real time plus what the test has skipped, so a test expires sessions by moving the
-/// clock instead of waiting for idle timeouts.
-@LoopActor
-final class SessionTime {
-    private var skipped = Duration.zero
-
-    nonisolated init() {}
-
-    /// Now, as the session store sees it.
-    var now: ContinuousClock.Instant { ContinuousClock.now + skipped }
-
-    /// Moves the clock forward by `duration`.
-    func advance(by duration: Duration) {
-        skipped += duration
+    /// Connections vmhost has accepted and not yet let go of.
+    @LoopActor
+    func openConnectionCount() -> Int {
+        application.openConnectionCount
     }
 }

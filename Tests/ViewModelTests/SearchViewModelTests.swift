@@ -14,7 +14,7 @@ struct SearchViewModelTests {
     let store: ViewModelTestStore<SearchViewModel>
 
     init() {
-        viewModel = SearchViewModel(service: service, clock: clock)
+        viewModel = SearchViewModel(service: service, clock: clock.clock)
         store = ViewModelTestStore(viewModel, clock: clock, service: service)
     }
 

@@ -17,7 +17,7 @@ struct SnapshotTests {
 
     @Test func aLoadedSearchWithRecentSearchesAndMetadataRestoresEqual() async throws {
         let service = FakeFlickrService()
-        let original = SearchViewModel(service: service, clock: TestClock())
+        let original = SearchViewModel(service: service, clock: TestClock().clock)
         try original.execute(text: "kittens")
         await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
         try original.loadMore()
@@ -30,7 +30,7 @@ struct SnapshotTests {
 
         let other = FakeFlickrService()
         let clock = TestClock()
-        let restored = SearchViewModel(service: other, clock: clock)
+        let restored = SearchViewModel(service: other, clock: clock.clock)
         let store = ViewModelTestStore(restored, clock: clock, service: other)
         try await store.send({ try restored.restore(snapshot(of: original)) }) { $0 = original.state }
         #expect(restored.state == original.state)
@@ -41,14 +41,14 @@ struct SnapshotTests {
     }
 
     @Test func aPendingAutomaticSearchIsScheduledAgainWhereItIsRestored() async throws {
-        let original = SearchViewModel(service: FakeFlickrService(), clock: TestClock())
+        let original = SearchViewModel(service: FakeFlickrService(), clock: TestClock().clock)
         original.setText("kittens", autoSearch: true)
         let snapshot = try snapshot(of: original)
         original.shutdown()
 
         let other = FakeFlickrService()
         let clock = TestClock()
-        let restored = SearchViewModel(service: other, clock: clock)
+        let restored = SearchViewModel(service: other, clock: clock.clock)
         let store = ViewModelTestStore(restored, clock: clock, service: other)
         try await store.send({ try restored.restore(snapshot) }) { $0.searchText = "kittens" }
         #expect(restored.isBusy, "the automatic search is pending")
@@ -75,7 +75,7 @@ struct SnapshotTests {
 
     @Test func aSearchInFlightRunsAgainWhereItIsRestored() async throws {
         let service = FakeFlickrService()
-        let original = SearchViewModel(service: service, clock: TestClock())
+        let original = SearchViewModel(service: service, clock: TestClock().clock)
         try original.execute(text: "kittens")
         await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
         try original.loadMore()
@@ -83,7 +83,7 @@ struct SnapshotTests {
 
         let other = FakeFlickrService()
         let clock = TestClock()
-        let restored = SearchViewModel(service: other, clock: clock)
+        let restored = SearchViewModel(service: other, clock: clock.clock)
         let store = ViewModelTestStore(restored, clock: clock, service: other)
         // The restored state shows the results the load started on, then that load starts again.
         var shown = try #require(original.state.results.value)
@@ -156,7 +156,7 @@ struct SnapshotTests {
     ])
     func corruptSnapshotsAreErrorsAndChangeNothing(text: String) async throws {
         let clock = TestClock()
-        let viewModel = SearchViewModel(service: FakeFlickrService(), clock: clock)
+        let viewModel = SearchViewModel(service: FakeFlickrService(), clock: clock.clock)
         let store = ViewModelTestStore(viewModel, clock: clock)
         await store.send({ viewModel.setText("kept") }) { $0.searchText = "kept" }
         await store.sendWithoutChange {

@@ -7,21 +7,21 @@ import EventLoop
 /// budget; a loop does.
 ///
 /// The session's view models share one (``HostedViewModel/upstreamBudget``); time comes from the session
-/// store's clock, so tests move it instead of waiting.
+/// store's clock (a test clock in tests, which move it instead of waiting).
 @LoopActor
 public final class UpstreamBudget {
     /// Tokens the bucket holds at most, and refills in a minute.
     public let perMinute: Int
-    private let now: @LoopActor () -> ContinuousClock.Instant
+    private let clock: LoopClock
     private var tokens: Double
     private var refilled: ContinuousClock.Instant
 
     /// A full bucket of `perMinute` tokens.
-    public init(perMinute: Int, now: @escaping @LoopActor () -> ContinuousClock.Instant) {
+    public init(perMinute: Int, clock: LoopClock) {
         self.perMinute = max(1, perMinute)
-        self.now = now
+        self.clock = clock
         tokens = Double(self.perMinute)
-        refilled = now()
+        refilled = clock.now
     }
 
     /// The tokens in the bucket now (fractions refill between whole tokens).
@@ -50,7 +50,7 @@ public final class UpstreamBudget {
     }
 
     private func refill() {
-        let current = now()
+        let current = clock.now
         let elapsed = refilled.duration(to: current)
         guard elapsed > .zero else { return }
         let (seconds, attoseconds) = elapsed.components

@@ -31,7 +31,7 @@ public final class SearchViewModel {
     private let service: any FlickrService
     /// The session's budget of upstream loads (``UpstreamBudget``); nil: unlimited.
     public var upstreamBudget: UpstreamBudget?
-    private let clock: any Clock<Duration>
+    private let clock: LoopClock
     private var search = LatestWins<Loadable<SearchResults, SearchRequest>>()
     private var debounce: Task<Void, Never>?
     private let idleWaiters = IdleWaiters()
@@ -46,7 +46,7 @@ public final class SearchViewModel {
     /// - Parameters:
     ///   - service: the Flickr API.
     ///   - clock: the clock of the debounce (a test clock in tests).
-    public init(service: any FlickrService, clock: any Clock<Duration> = LoopClock()) {
+    public init(service: any FlickrService, clock: LoopClock = LoopClock()) {
         self.service = service
         self.clock = clock
     }
