@@ -137,7 +137,8 @@ public final class InProcessServer {
         _ route: String, _ method: HTTPMethod, _ status: Int, requestID: String, started: ContinuousClock.Instant
     ) {
         onRequest?(
-            HTTPRequestRecord(route: route, method: method, status: status, duration: configuration.clock.now - started))
+            HTTPRequestRecord(route: route, method: method, status: status, duration: configuration.clock.now - started)
+        )
     }
 
     private static func named(_ header: HTTPHeader, _ name: String) -> Bool {

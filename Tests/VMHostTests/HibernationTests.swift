@@ -269,7 +269,9 @@ struct HibernationTests {
             // Redis hangs: a command times out in the journal (300 ms of the application's clock) and is served
             // from memory.
             redis.suspend()
-            let away = Task { try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": "while away"]) }
+            let away = Task {
+                try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": "while away"])
+            }
             #expect(
                 try await Self.advancing(time, by: .milliseconds(100)) {
                     try await app.client.get("/healthz").json?["journal"] == "unavailable"
