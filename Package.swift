@@ -143,12 +143,13 @@ let package = Package(
             ]
         ),
 
-        // Test support: a small socket HTTP/SSE client that is not ours-on-the-server-side, and a gzip inflater
-        // (CZlibTesting: the server only compresses).
+        // Test support: a small socket HTTP/SSE client that is not ours-on-the-server-side (live mode), the
+        // in-process client of HTTPServer's request handling (router mode), and a gzip inflater (CZlibTesting: the
+        // server only compresses).
         .target(name: "CZlibTesting", dependencies: ["CZlib"]),
         .target(
             name: "VMHostTesting",
-            dependencies: ["CZlib", "CZlibTesting", "EventLoop", "EventStreams", "JSON", "JSONPatch"]
+            dependencies: ["CZlib", "CZlibTesting", "EventLoop", "EventStreams", "HTTPServer", "JSON", "JSONPatch"]
         ),
 
         .testTarget(name: "JSONTests", dependencies: ["JSON", "VMHostTesting"]),

@@ -7,6 +7,10 @@ import Glibc
 #endif
 
 /// An incoming request, valid on the loop until its response is sent.
+///
+/// Handlers see one type whichever way the request came: from a connection (evhttp's request, read in place:
+/// no copy of its headers or body), or in process (an ``InProcessRequest``, for router-mode tests that drive the
+/// routes without a socket, through ``InProcessServer``).
 @LoopActor
 public final class HTTPRequest {
     /// The method.
@@ -15,7 +19,7 @@ public final class HTTPRequest {
     /// it as a string of its own.
     public var path: String {
         if let rawPath = components.rawPath { return String(rawPath) }
-        guard let target = evhttp_request_get_uri(raw) else { return "" }
+        guard let raw, let target = evhttp_request_get_uri(raw) else { return "" }
         let length = min(components.pathLength, strlen(target))
         return String(decoding: UnsafeRawBufferPointer(start: target, count: length), as: UTF8.self)
     }
@@ -26,7 +30,11 @@ public final class HTTPRequest {
     /// The route pattern that matched (or `unmatched`); the metrics label.
     public internal(set) var routePattern: String = "unmatched"
 
-    let raw: OpaquePointer
+    /// The evhttp request, or nil for a request made in process.
+    let raw: OpaquePointer?
+    /// The head and body of a request made in process (nil for evhttp's). NB: boxed, so that an evhttp request
+    /// carries one null reference for it, not an optional value of five words.
+    private let box: InProcessRequest.Box?
     /// The connection's record (counted against the limit), when the server knows it.
     let connection: ConnectionRecord?
     private let components: URIComponents
@@ -37,11 +45,25 @@ public final class HTTPRequest {
         connection: ConnectionRecord?
     ) {
         self.raw = raw
+        self.box = nil
         self.method = method
         self.components = components
         self.requestID = requestID
         self.connection = connection
     }
+
+    /// A request made in process: `message`'s head and body, its target split into `components`.
+    init(message: InProcessRequest, components: URIComponents, requestID: String) {
+        self.raw = nil
+        self.box = InProcessRequest.Box(message)
+        self.method = message.method
+        self.components = components
+        self.requestID = requestID
+        self.connection = nil
+    }
+
+    /// The request made in process.
+    private var message: InProcessRequest? { box?.request }
 
     /// The decoded path segments.
     public var segments: [String] { components.segments }
@@ -59,7 +81,8 @@ public final class HTTPRequest {
 
     /// The value of a request header (case-insensitive), or nil.
     public func header(_ name: String) -> String? {
-        Self.header(name, of: raw)
+        guard let raw else { return message?.header(name) }
+        return Self.header(name, of: raw)
     }
 
     /// NB: `nonisolated`, so the closure given to `withCString` does not check its executor on every call.
@@ -75,13 +98,15 @@ public final class HTTPRequest {
     /// The number of body bytes received. A request whose reply has started as a stream has freed its body
     /// buffer: its body reads as empty from then on.
     public var bodyCount: Int {
+        guard let raw else { return message?.body.count ?? 0 }
         guard let buffer = evhttp_request_get_input_buffer(raw) else { return 0 }
         return evbuffer_get_length(buffer)
     }
 
     /// The body bytes.
     public var body: [UInt8] {
-        Self.body(of: raw)
+        guard let raw else { return message?.body ?? [] }
+        return Self.body(of: raw)
     }
 
     /// NB: `nonisolated`, so the closure that fills the array does not check its executor on every call.
@@ -100,6 +125,12 @@ public final class HTTPRequest {
     /// some parsers and "b" to others, so a proxy or client library could check one value while we act on
     /// the other. Refusing it keeps one meaning for every accepted body.
     public func jsonBody() throws(HTTPError) -> JSONValue? {
+        guard let raw else {
+            guard let message else { return nil }
+            return try message.body.withUnsafeBufferPointer { (bytes) throws(HTTPError) in
+                try Self.decodeJSONBody(bytes)
+            }
+        }
         guard let buffer = evhttp_request_get_input_buffer(raw) else { return nil }
         let count = evbuffer_get_length(buffer)
         guard count > 0 else { return nil }

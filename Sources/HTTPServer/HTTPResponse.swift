@@ -1,4 +1,5 @@
 import EventLoop
+import EventStreams
 import JSON
 
 /// One response header.
@@ -60,7 +61,8 @@ public enum HTTPHandlerResult {
     /// A complete response, sent at once.
     case response(HTTPResponse)
     /// A Server-Sent Events stream: the server starts the chunked reply and hands the stream to the closure.
-    case stream(@LoopActor (ServerSentEventStream) -> Void)
+    /// On a connection the sink is its ``ServerSentEventStream``; in process (``InProcessServer``), the caller's.
+    case stream(@LoopActor (any EventSink) -> Void)
     /// A response computed asynchronously on the loop (for example `Prefer: wait`).
     case deferred(@LoopActor () async -> HTTPResponse)
     /// A response that code on the loop sends later by calling `respond` once (later calls are ignored), with

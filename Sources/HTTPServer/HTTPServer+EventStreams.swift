@@ -12,18 +12,18 @@ extension HTTPServer {
     var scratchBuffer: OpaquePointer { writer.scratchBuffer }
 
     func startStream(
-        for request: HTTPRequest, started: ContinuousClock.Instant, start: @LoopActor (ServerSentEventStream) -> Void
+        for request: HTTPRequest, started: ContinuousClock.Instant, start: @LoopActor (any EventSink) -> Void
     ) {
-        guard let connection = evhttp_request_get_connection(request.raw) else { return }
+        guard let raw = request.raw, let connection = evhttp_request_get_connection(raw) else { return }
         let compressed = configuration.compressStreams && acceptsGzip(request.header("Accept-Encoding"))
         if let record = request.connection { deadlines.streamStarted(on: record) }
         let stream = ServerSentEventStream(
-            request: request, connection: connection, server: self,
+            raw: raw, request: request, connection: connection, server: self,
             maxPendingBytes: configuration.streamMaxPendingBytes, compressed: compressed
         )
         streams[connection] = stream
         writer.startEventStream(
-            on: request.raw, requestID: request.requestID, compressed: compressed,
+            on: raw, requestID: request.requestID, compressed: compressed,
             vary: configuration.compressStreams, closing: closesConnections
         )
         if let record = request.connection { flusher.schedule(record) }

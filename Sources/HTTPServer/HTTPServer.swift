@@ -29,7 +29,8 @@ public final class HTTPServer {
     /// The bound port (after ``start()``).
     public private(set) var port: Int = 0
 
-    private let router: Router
+    /// The checks before routing, the route and its handler (shared with ``InProcessServer``).
+    private let dispatcher: RequestDispatcher
     private let logger: Logger
     private let accessLog: AccessLog
     private var http: OpaquePointer?
@@ -48,8 +49,6 @@ public final class HTTPServer {
     private var awaitingCallback: Set<Int> = []
     private var nextDeferredID = 0
     private var shutdownTask: Task<Void, Never>?
-    /// ``HTTPServerConfiguration/allowedOrigins``, lower-cased.
-    private let allowedOrigins: Set<String>
 
     /// Creates an idle server.
     /// Headers added to every response and event stream from now on (``HTTPServerConfiguration/commonHeaders``
@@ -67,13 +66,12 @@ public final class HTTPServer {
 
     public init(configuration: HTTPServerConfiguration, router: Router, logger: Logger) {
         self.configuration = configuration
-        self.router = router
+        dispatcher = RequestDispatcher(router: router, configuration: configuration)
         self.logger = logger
         accessLog = AccessLog(logger: logger)
         deadlines = ConnectionDeadlines(
             timeout: configuration.idleTimeout, streamTimeout: configuration.streamTimeout,
             limit: ConnectionLimit(maximum: configuration.maxConnections, reserve: configuration.reservedConnections))
-        allowedOrigins = Set(configuration.allowedOrigins.map { $0.lowercased() })
         writer.commonHeaders = configuration.commonHeaders
     }
 
@@ -245,7 +243,7 @@ public final class HTTPServer {
             raw: raw, method: method, components: components, requestID: requestID, connection: connection)
         let result: HTTPHandlerResult
         do {
-            result = try dispatch(request)
+            result = try dispatcher.dispatch(request)
         } catch let error as HTTPError {
             respond(configuration.errorResponder.response(for: error), to: request, started: started)
             return
@@ -306,47 +304,11 @@ public final class HTTPServer {
         }
     }
 
-    private func dispatch(_ request: HTTPRequest) throws -> HTTPHandlerResult {
-        // NB: the API's paths only in canonical form, so a proxy's rules and the router agree on what a path is.
-        if !request.hasCanonicalPath, request.segments.first == "v1" { throw HTTPError.notFound(request.path) }
-        if request.method == .post, configuration.checksOrigin, let origin = request.header("Origin"),
-            !isAllowed(origin: origin, host: request.header("Host"))
-        {
-            throw HTTPError.forbiddenOrigin(origin)
-        }
-        switch router.match(method: request.method, segments: request.segments) {
-        case .notFound:
-            throw HTTPError.notFound(request.path)
-        case .methodNotAllowed(let pattern, let allowed):
-            request.routePattern = pattern
-            throw HTTPError.methodNotAllowed(request.method, allowed: allowed)
-        case .found(let handler, let pattern, let parameters):
-            request.routePattern = pattern
-            request.parameters = parameters
-            let bodyCount = request.bodyCount
-            if bodyCount > configuration.maxBodySize {
-                throw HTTPError.bodyTooLarge(limit: configuration.maxBodySize)
-            }
-            if bodyCount > 0 {
-                let contentType = request.header("Content-Type") ?? ""
-                if !RequestHead.isJSON(contentType) { throw HTTPError.unsupportedMediaType(contentType) }
-            }
-            return try handler(request)
-        }
-    }
-
-    /// Whether a `POST` from a page of `origin` is served: the server's own origin (its authority, after the
-    /// scheme, equal to the request's `Host`, without regard to case) or one allowed.
-    private func isAllowed(origin: String, host: String?) -> Bool {
-        let lowered = origin.lowercased()
-        if allowedOrigins.contains(lowered) { return true }
-        guard let host, let separator = lowered.utf8.firstRange(of: "://".utf8) else { return false }
-        return lowered[separator.upperBound...] == host.lowercased()
-    }
-
     private func respond(_ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant) {
+        // NB: a request of this server always has its evhttp request.
+        guard let raw = request.raw else { return }
         writer.send(
-            response, to: request.raw, requestID: request.requestID, method: request.method, closing: closesConnections
+            response, to: raw, requestID: request.requestID, method: request.method, closing: closesConnections
         )
         if let connection = request.connection {
             deadlines.awaitNextRequest(on: connection)

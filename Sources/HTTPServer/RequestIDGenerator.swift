@@ -27,6 +27,13 @@ struct RequestIDGenerator {
         return Self.generated(prefix: prefix, counter: counter)
     }
 
+    /// The id of a request whose `X-Request-ID` is `given` (a request made in process).
+    mutating func id(given: String?) -> String {
+        if let given, Self.isAcceptable(given) { return given }
+        counter += 1
+        return Self.generated(prefix: prefix, counter: counter)
+    }
+
     /// `<prefix>-<counter>`, written byte by byte (the counter by `vmh_format_decimal`, the digits the reply's
     /// `Content-Length` line is written with): up to 15 bytes (a counter below 1,000,000 with an 8-digit prefix)
     /// it is a small string, made without an allocation. NB: string interpolation cost about three times as

@@ -50,8 +50,11 @@ public final class ServerSentEventStream: EventSink {
     /// than half full (so always after a refused write, once the reader catches up).
     public var onDrain: (@LoopActor () -> Void)?
 
-    init(request: HTTPRequest, connection: OpaquePointer, server: HTTPServer, maxPendingBytes: Int, compressed: Bool) {
-        self.raw = request.raw
+    init(
+        raw: OpaquePointer, request: HTTPRequest, connection: OpaquePointer, server: HTTPServer, maxPendingBytes: Int,
+        compressed: Bool
+    ) {
+        self.raw = raw
         self.encoder = compressed ? GzipStreamEncoder() : nil
         self.connection = connection
         if let bufferevent = evhttp_connection_get_bufferevent(connection) {

@@ -157,6 +157,59 @@ public final class VMHostApplication {
     }
 
     private func startServing() throws(HTTPServerError) -> Int {
+        try startFakeUpstream()
+        let server = HTTPServer(
+            configuration: serverConfiguration(port: configuration.port), router: makeRouter(), logger: logger)
+        let metrics = self.metrics
+        server.onRequest = { metrics.record($0) }
+        let port = try server.start()
+        self.server = server
+        nodeID = configuration.nodeID ?? "\(configuration.host):\(port)"
+        server.commonHeaders = commonHeaders
+        server.defaultCacheControl = Self.defaultCacheControl
+        try startMetricsServer()
+        startSessions()
+        logger.info(
+            "vmhost listening",
+            metadata: ["address": "\(configuration.host):\(port)", "products": "\(upstreams.productsBaseURL)"]
+        )
+        logAuthentication()
+        return port
+    }
+
+    /// Starts everything ``start()`` does but the listeners, and returns the server's request handling without
+    /// a socket: router-mode tests drive the routes through it (`VMHostTesting`'s `InProcessClient`). The node
+    /// id is `--node-id`, or `host:0` (no port is bound). ``shutdown()`` stops it like a started application.
+    package func startInProcess() throws(VMHostStartError) -> InProcessServer {
+        do {
+            authentication = try Self.loadAuthentication(configuration, wallClock: wallClock)
+        } catch {
+            throw .authentication(error.description)
+        }
+        do {
+            try startFakeUpstream()
+        } catch {
+            throw .server(error)
+        }
+        nodeID = configuration.nodeID ?? "\(configuration.host):0"
+        startSessions()
+        return makeInProcessServer()
+    }
+
+    /// A server answering in process with this application's routes, limits, error format and headers, as its
+    /// ``start()`` serves them on a socket. On a started application, it serves the same sessions: the tests that
+    /// check that an answer in process is the one on the socket send the same request both ways.
+    package func makeInProcessServer() -> InProcessServer {
+        let server = InProcessServer(configuration: serverConfiguration(port: 0), router: makeRouter())
+        let metrics = self.metrics
+        server.onRequest = { metrics.record($0) }
+        server.commonHeaders = commonHeaders
+        server.defaultCacheControl = Self.defaultCacheControl
+        return server
+    }
+
+    /// The embedded fake upstream, when an upstream has no URL, and the upstream URLs.
+    private func startFakeUpstream() throws(HTTPServerError) {
         if configuration.needsFakeUpstream {
             let fake = FakeUpstream(
                 behavior: FakeUpstreamBehavior(latency: configuration.fakeUpstreamLatency),
@@ -169,37 +222,38 @@ public final class VMHostApplication {
         upstreams.configureURLs(
             fakeBaseURL: fakeUpstream?.baseURL ?? "", fakeImageBaseURL: fakeUpstream?.imageBaseURL ?? ""
         )
+    }
 
-        let router = makeRouter()
-        let server = HTTPServer(
-            configuration: HTTPServerConfiguration(
-                host: configuration.host, port: configuration.port, maxBodySize: configuration.maxBodyBytes,
-                maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: configuration.httpIdleTimeout,
-                keepaliveInterval: configuration.keepaliveInterval,
-                streamMaxPendingBytes: configuration.streamMaxPendingBytes,
-                maxConnections: configuration.maxConnections, errorResponder: .apiJSON, checksOrigin: true,
-                allowedOrigins: configuration.allowedOrigins
-            ),
-            router: router, logger: logger
+    /// The API server's limits, error format and origin checks.
+    private func serverConfiguration(port: Int) -> HTTPServerConfiguration {
+        HTTPServerConfiguration(
+            host: configuration.host, port: port, maxBodySize: configuration.maxBodyBytes,
+            maxHeadersSize: configuration.maxHeaderBytes, idleTimeout: configuration.httpIdleTimeout,
+            keepaliveInterval: configuration.keepaliveInterval,
+            streamMaxPendingBytes: configuration.streamMaxPendingBytes,
+            maxConnections: configuration.maxConnections, errorResponder: .apiJSON, checksOrigin: true,
+            allowedOrigins: configuration.allowedOrigins
         )
-        let metrics = self.metrics
-        server.onRequest = { metrics.record($0) }
-        let port = try server.start()
-        self.server = server
-        nodeID = configuration.nodeID ?? "\(configuration.host):\(port)"
-        // NB: nosniff on every answer (the web client's too); `no-store` on those that set no caching of their own:
-        // API answers carry session state, never to be kept by a cache (API.md, "What never leaves the server").
-        server.commonHeaders = [HTTPHeader("X-VMHost-Node", nodeID), HTTPHeader("X-Content-Type-Options", "nosniff")]
-        server.defaultCacheControl = "no-store"
-        try startMetricsServer()
+    }
+
+    /// NB: nosniff on every answer (the web client's too); `no-store` (``defaultCacheControl``) on those that set
+    /// no caching of their own: API answers carry session state, never to be kept by a cache (API.md, "What never
+    /// leaves the server").
+    private var commonHeaders: [HTTPHeader] {
+        [HTTPHeader("X-VMHost-Node", nodeID), HTTPHeader("X-Content-Type-Options", "nosniff")]
+    }
+
+    private static let defaultCacheControl = "no-store"
+
+    /// The sessions' node tag, the journal and session expiry, once the node id is known.
+    private func startSessions() {
         // NB: ids name their node only when its id fits in a URL segment (`n1`, not the default `host:port`).
         sessions.nodeTag = nodeID
         startJournal()
         sessions.startExpiry()
-        logger.info(
-            "vmhost listening",
-            metadata: ["address": "\(configuration.host):\(port)", "products": "\(upstreams.productsBaseURL)"]
-        )
+    }
+
+    private func logAuthentication() {
         if authentication == nil {
             logger.info(
                 "authentication is off: sessions are bearer capabilities (anyone holding a session id can use it)")
@@ -211,7 +265,6 @@ public final class VMHostApplication {
                 ]
             )
         }
-        return port
     }
 
     /// With `--metrics-port N`, a second listener on the same loop and host that serves `GET /metrics` and

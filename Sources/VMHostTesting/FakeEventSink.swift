@@ -96,6 +96,12 @@ public final class FakeEventSink: EventSink {
         onClose?()
     }
 
+    /// The bytes written since the last call (of this or ``takeEvents()``).
+    public func takeBytes() -> [UInt8] {
+        defer { read = written.count }
+        return Array(written[read...])
+    }
+
     /// The events written since the last call, parsed as an EventSource does.
     public func takeEvents() -> [ReadEvent] {
         let text = String(decoding: written[read...], as: UTF8.self)

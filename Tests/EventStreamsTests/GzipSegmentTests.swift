@@ -1,7 +1,8 @@
 import EventLoop
-import EventStreams
 import Testing
 import VMHostTesting
+
+@testable import EventStreams
 
 @Suite("Gzip segments")
 struct GzipSegmentTests {
@@ -46,5 +47,32 @@ struct GzipSegmentTests {
         let segment = chunk.gzipSegment
         #expect(segment.deflated.count < chunk.bytes.count)
         #expect(chunk.gzipSegment.deflated == segment.deflated)
+    }
+
+    @Test @LoopActor func independentSegmentsMakeOneValidMember() throws {
+        // Segments compressed independently and concatenated by one stream's encoder.
+        let texts = [
+            "retry: 3000\n", String(repeating: "id: 1\nevent: patch\ndata: [1,2,3]\n\n", count: 50), "",
+            ": keepalive\n\n",
+        ]
+        var encoder = GzipStreamEncoder()
+        var wire: [UInt8] = []
+        for text in texts {
+            let segment = Array(text.utf8).withUnsafeBytes { GzipSegment(compressing: $0) }
+            wire += encoder.record(segment) + segment.deflated
+        }
+        wire += encoder.finish()
+        let inflater = try GzipInflater()
+        #expect(String(decoding: try inflater.inflate(wire), as: UTF8.self) == texts.joined())
+        #expect(inflater.ended)
+    }
+
+    @Test func storedBlocksAreTheFallback() throws {
+        // What a stream gets if zlib could not compress: the same bytes in stored blocks, still valid.
+        let text = Array(String(repeating: "x", count: 70_000).utf8)
+        let deflated = text.withUnsafeBytes { SegmentCompressor.stored($0) }
+        #expect(deflated.count == text.count + 10, "two stored blocks of at most 65,535 bytes")
+        let inflater = try GzipInflater()
+        #expect(try inflater.inflate(GzipStreamEncoder.header + deflated) == text)
     }
 }

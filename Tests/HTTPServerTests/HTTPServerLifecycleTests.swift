@@ -39,7 +39,12 @@ func makeServer(
         }
     }
     router.on(.get, "/called-back") { _ in .callback { respond in state.callbacks.append(respond) } }
-    router.on(.get, "/events") { _ in .stream { stream in state.streams.append(stream) } }
+    // NB: on a connection the sink a handler gets is the connection's ServerSentEventStream.
+    router.on(.get, "/events") { _ in
+        .stream { sink in
+            if let stream = sink as? ServerSentEventStream { state.streams.append(stream) }
+        }
+    }
     router.on(.get, "/large") { _ in .response(HTTPResponse(status: 200, body: largeBody)) }
     return (HTTPServer(configuration: configuration, router: router, logger: Logger(label: "test")), state)
 }

@@ -197,7 +197,7 @@ struct AbuseLimitTests {
     // MARK: Origin
 
     @Test func aPostFromAnotherOriginIs403ForbiddenOrigin() async throws {
-        try await withApp({ $0.allowedOrigins = ["https://app.example.com"] }) { app in
+        try await withApp(via: .router, { $0.allowedOrigins = ["https://app.example.com"] }) { app in
             let evil = try await app.client.post("/v1/sessions", headers: [("Origin", "https://evil.example")])
             #expect(evil.status == 403)
             #expect(evil.errorCode == "forbidden_origin")
@@ -206,7 +206,7 @@ struct AbuseLimitTests {
                 "a sandboxed page")
             // The server's own origin (its authority is the Host header), an allowed one, and no Origin at all.
             let own = try await app.client.post(
-                "/v1/sessions", headers: [("Origin", "http://127.0.0.1:\(app.port)")])
+                "/v1/sessions", headers: [("Origin", app.origin)])
             #expect(own.status == 201, "\(own.text)")
             let allowed = try await app.client.post("/v1/sessions", headers: [("Origin", "https://APP.example.com")])
             #expect(allowed.status == 201)

@@ -18,7 +18,8 @@ struct AuthenticationTests {
 
     /// Runs `body` with an application checking HS256 tokens, whose wall clock is `clock`.
     static func withHS256App(
-        clock: TestWallClock? = nil, _ configure: @escaping (inout VMHostConfiguration) -> Void = { _ in },
+        via transport: TestTransport = .live, clock: TestWallClock? = nil,
+        _ configure: @escaping (inout VMHostConfiguration) -> Void = { _ in },
         _ body: (TestApplication) async throws -> Void
     ) async throws {
         let path = try TestTokens.file(TestTokens.secret + Array("\n".utf8), name: "secret")
@@ -26,6 +27,7 @@ struct AuthenticationTests {
         let fixed = now
         let wallClock: @Sendable () -> Double = if let clock { { clock.now } } else { { fixed } }
         try await withApp(
+            via: transport,
             {
                 $0.authHS256SecretFile = path
                 $0.authIssuer = TestTokens.issuer
@@ -49,7 +51,7 @@ struct AuthenticationTests {
     }
 
     @Test func aValidTokenIsNeededAndTheClaimsAreChecked() async throws {
-        try await Self.withHS256App { app in
+        try await Self.withHS256App(via: .router) { app in
             let client = app.client
             Self.expectUnauthorized(try await client.post("/v1/sessions"), "no token")
             let created = try await client.post("/v1/sessions", headers: Self.bearer(Self.token("alice")))
@@ -132,7 +134,7 @@ struct AuthenticationTests {
     }
 
     @Test func anotherSubjectsSessionReadsLikeAMissingOne() async throws {
-        try await Self.withHS256App { app in
+        try await Self.withHS256App(via: .router) { app in
             let alice = Self.bearer(Self.token("alice"))
             let bob = Self.bearer(Self.token("bob"))
             let id = try #require(try await app.client.post("/v1/sessions", headers: alice).json?["id"]?.stringValue)
@@ -160,7 +162,7 @@ struct AuthenticationTests {
     }
 
     @Test func maxSessionsPerSubjectIsEnforced() async throws {
-        try await Self.withHS256App({ $0.maxSessionsPerSubject = 2 }) { app in
+        try await Self.withHS256App(via: .router, { $0.maxSessionsPerSubject = 2 }) { app in
             let alice = Self.bearer(Self.token("alice"))
             let first = try #require(try await app.client.post("/v1/sessions", headers: alice).json?["id"]?.stringValue)
             #expect(try await app.client.post("/v1/sessions", headers: alice).status == 201)
@@ -184,6 +186,7 @@ struct AuthenticationTests {
         defer { unlink(path) }
         let fixed = Self.now
         try await withApp(
+            via: .router,
             {
                 $0.authJWKSFile = path
                 $0.authIssuer = TestTokens.issuer
@@ -290,7 +293,7 @@ struct AuthenticationTests {
         }
         let alice = Self.bearer(Self.token("alice"))
         let bob = Self.bearer(Self.token("bob"))
-        try await withApp(configure("first"), wallClock: { fixed }) { first in
+        try await withApp(via: .router, configure("first"), wallClock: { fixed }) { first in
             #expect(try await eventually { try await first.client.get("/healthz").json?["journal"] == "ok" })
             let id = try #require(try await first.client.post("/v1/sessions", headers: alice).json?["id"]?.stringValue)
             #expect(

@@ -16,7 +16,7 @@ struct EmbeddedResourcesTests {
     }
 
     @Test func servedFilesAreTheResourceFiles() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let files = [("/openapi.json", "openapi.json"), ("/app.js", "web/app.js"), ("/app.css", "web/app.css")]
             for (path, file) in files {
                 let response = try await app.client.get(path)
@@ -38,7 +38,7 @@ struct EmbeddedResourcesTests {
     }
 
     @Test func webClientIsServedWithAContentSecurityPolicy() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             for path in ["/", "/app.js", "/app.css"] {
                 let response = try await app.client.get(path)
                 let policy = try #require(response.header("Content-Security-Policy"), "\(path)")
@@ -71,10 +71,13 @@ struct EmbeddedResourcesTests {
     /// In production (Flickr's own image host), the policy allows no plain `http` and no loopback origin.
     @Test func theProductionPolicyAllowsNoLoopbackImages() async throws {
         let upstream = try await SharedUpstream()
-        try await withApp({
-            $0.flickrURL = upstream.baseURL + "/services/rest/"
-            $0.productsURL = upstream.baseURL
-        }) { app in
+        try await withApp(
+            via: .router,
+            {
+                $0.flickrURL = upstream.baseURL + "/services/rest/"
+                $0.productsURL = upstream.baseURL
+            }
+        ) { app in
             let policy = try #require(try await app.client.get("/").header("Content-Security-Policy"))
             #expect(!policy.contains("127.0.0.1") && !policy.contains("http:"), "\(policy)")
             #expect(policy.contains("img-src 'self' data: https://*.staticflickr.com https://cdn.dummyjson.com;"))

@@ -260,7 +260,7 @@ struct HostileInputTests {
     ]
 
     @Test func preferWaitWithOddNumbers() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             for (value, applied) in Self.preferRows {
                 // A session per row: each starts from version 1, so the answers are exact.
                 let id = try await app.createSession()
@@ -470,7 +470,7 @@ struct HostileInputTests {
 
             let before = try #require(Self.residentBytes())
             let started = ContinuousClock.now
-            let client = app.client
+            let client = app.socketClient
             let filler = String(repeating: "x", count: textBytes)
             let peak = try await offPool {
                 var peak = 0

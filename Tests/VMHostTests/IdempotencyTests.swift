@@ -6,7 +6,7 @@ import VMHostTesting
 @Suite("Idempotency-Key")
 struct IdempotencyTests {
     @Test func aRepeatAnswersTheFirstAnswerAgainAndDoesNotRunTheCommand() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             let key = [("Idempotency-Key", "refresh-1")]
             let first = try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: key)
@@ -32,7 +32,7 @@ struct IdempotencyTests {
     }
 
     @Test func errorsAreAnswersToo() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             let key = [("Idempotency-Key", "more")]
             let refused = try await app.client.post("/v1/sessions/\(id)/products/load-more", headers: key)
@@ -46,7 +46,7 @@ struct IdempotencyTests {
     }
 
     @Test func theSameKeyWithAnotherBodyOrCommandIsRefused() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             let key = [("Idempotency-Key", "k")]
             let text = try await app.client.post(
@@ -74,7 +74,7 @@ struct IdempotencyTests {
     }
 
     @Test func keysArePrintableASCIIUpTo255Characters() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             for bad in ["", String(repeating: "k", count: 256), "naïve", "tab\there"] {
                 let response = try await app.client.post(
@@ -90,7 +90,7 @@ struct IdempotencyTests {
     }
 
     @Test func aSessionRemembersItsLast256Keys() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             for index in 0..<257 {
                 let response = try await app.client.post(
@@ -110,7 +110,7 @@ struct IdempotencyTests {
     }
 
     @Test func aCommandThatChangesSeveralFieldsIsOneVersion() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             let before = try #require(try await app.client.get("/v1/sessions/\(id)/search").json?["version"]?.intValue)
             let accepted = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"])

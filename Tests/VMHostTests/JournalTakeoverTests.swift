@@ -110,7 +110,7 @@ struct JournalTakeoverTests {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
-        try await withApp({ $0.redisURL = redis.url() }) { app in
+        try await withApp(via: .router, { $0.redisURL = redis.url() }) { app in
             #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
             let unknown = try await app.client.get("/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA")
             #expect(unknown.status == 404)

@@ -46,7 +46,7 @@ struct OpenAPIDocumentTests {
     }
 
     @Test func servedDocumentIsOpenAPI31() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let response = try await app.client.get("/openapi.json")
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "application/json")
@@ -61,7 +61,7 @@ struct OpenAPIDocumentTests {
     @Test func everyRouteIsDocumentedAndEveryDocumentedPathIsRouted() async throws {
         let routes = await Self.routes()
         #expect(routes.count > 10, "the router lists its routes")
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let document = try await Self.servedDocument(app)
             let paths = try #require(document["paths"]?.objectValue)
             for route in routes {
@@ -81,7 +81,7 @@ struct OpenAPIDocumentTests {
 
     @Test func everyRouteAnswersAsDocumentedForAnUnknownSession() async throws {
         let routes = await Self.routes()
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             // A well-formed id that was never issued: each session route must answer session_not_found, not
             // not_found (no such route) or method_not_allowed.
             let unknown = "AAAAAAAAAAAAAAAAAAAAAA"
@@ -101,7 +101,7 @@ struct OpenAPIDocumentTests {
     }
 
     @Test func everyReferenceResolvesAndOperationIdsAreUnique() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             Self.checkReferences(in: try await Self.servedDocument(app))
         }
     }
@@ -110,7 +110,7 @@ struct OpenAPIDocumentTests {
     /// `Idempotency-Key` and may answer `422 idempotency_key_reused`; its success answers may carry
     /// `Idempotent-Replayed`; every response of every operation documents `X-VMHost-Node`.
     @Test func commandsAreIdempotentAndEveryResponseNamesItsNode() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let document = try await Self.servedDocument(app)
             let paths = try #require(document["paths"]?.objectValue)
             func resolved(_ value: JSONValue?) -> JSONValue? {

@@ -38,7 +38,7 @@ struct PhotoAPITests {
     }
 
     @Test func aPhotoOpenedFromTheSearchResultsLoadsItsDetailAndComments() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             #expect(try await app.client.get("/v1/sessions/\(id)/photo").json == Self.initial.merging(["version": 1]))
 
@@ -96,7 +96,7 @@ struct PhotoAPITests {
     }
 
     @Test func openAnswers202AndTheStateLoadsMeanwhile() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             let photoID = try #require(try await Self.searchedPhotos(app, session: id).first?["id"])
             let accepted = try await app.client.post("/v1/sessions/\(id)/photo/open", json: ["photoId": photoID])
@@ -111,7 +111,7 @@ struct PhotoAPITests {
     }
 
     @Test func anUnknownPhotoFailsAsBusinessCode1() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             let state = try #require(
                 try await app.client.post(
@@ -127,7 +127,7 @@ struct PhotoAPITests {
     }
 
     @Test func openNeedsANonEmptyPhotoId() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             for body: JSONValue in [[:], ["photoId": ""], ["photoId": 53_012_345_678], ["photoid": "1"]] {
                 let refused = try await app.client.post("/v1/sessions/\(id)/photo/open", json: body)
@@ -140,7 +140,7 @@ struct PhotoAPITests {
     }
 
     @Test func aRepeatedOpenWithItsIdempotencyKeyIsAnsweredAgainNotRun() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             let photoID = try #require(try await Self.search(app, session: id).first?["id"])
             let headers = Self.wait + [("Idempotency-Key", "open-1")]
@@ -166,7 +166,7 @@ struct PhotoAPITests {
     }
 
     @Test func openingAnotherPhotoAbortsTheFirstTransfersAndCloseAbortsTheRest() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             // NB: photos whose counts were not loaded: `visible` would have cached their comments.
             let photos = try await Self.search(app, session: id)

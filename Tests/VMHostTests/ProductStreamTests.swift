@@ -75,7 +75,7 @@ struct ProductStreamTests {
     }
 
     @Test func preferWaitAnswersWithTheFinishedState() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             let response = try await app.client.post(
                 "/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=5")])
@@ -88,7 +88,7 @@ struct ProductStreamTests {
     }
 
     @Test func upstreamFailuresLandInLastErrorAndKeepItems() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             let wait = [("Prefer", "wait=10")]
             #expect(try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: wait).json?["page"] == 1)
@@ -130,7 +130,7 @@ struct ProductStreamTests {
     }
 
     @Test func cancelAbortsTheLoadAndRestoresTheList() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             await app.setUpstream(FakeUpstreamBehavior(latency: .seconds(30)))
             let id = try await app.createSession()
             #expect(try await app.client.post("/v1/sessions/\(id)/products/refresh").status == 202)

@@ -7,7 +7,7 @@ import VMHostTesting
 @Suite("Search over HTTP and SSE")
 struct SearchAPITests {
     @Test func textValidationAndCanSearch() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             let initial = try #require(try await app.client.get("/v1/sessions/\(id)/search").json)
             #expect(initial["version"] == 1)
@@ -129,7 +129,7 @@ struct SearchAPITests {
     @Test func autoSearchDebouncesOverHTTP() async throws {
         // NB: the debounce runs on a test clock, so the six edits fall within it however slow the runner is.
         let clock = TestClock()
-        try await withApp(clock: clock) { app in
+        try await withApp(via: .router, clock: clock) { app in
             let id = try await app.createSession()
             let before = await app.upstreamRequests("flickr.photos.search")
             for text in ["s", "su", "sun", "suns", "sunse", "sunset"] {
@@ -155,7 +155,7 @@ struct SearchAPITests {
     }
 
     @Test func cancelAbortsTheUpstreamTransferAndRestores() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             _ = try await app.client.post(
                 "/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: [("Prefer", "wait=10")])
@@ -177,7 +177,7 @@ struct SearchAPITests {
     }
 
     @Test func tenSessionsSearchingTheSameTextCauseOneUpstreamRequest() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             // NB: a 5 s upstream latency keeps the first search in flight while the other nine commands
             // arrive, even on a slow runner: they share it rather than finding it cached. (2 s was not enough
             // once, in CI's AddressSanitizer run with the whole suite in parallel: one found it cached.)
@@ -202,7 +202,7 @@ struct SearchAPITests {
     }
 
     @Test func upstreamFaultsBecomeTypedErrors() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             let wait = [("Prefer", "wait=10")]
             _ = try await app.client.post("/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: wait)

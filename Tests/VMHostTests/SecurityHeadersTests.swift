@@ -8,7 +8,7 @@ import VMHostTesting
 @Suite("nosniff and no-store on API answers")
 struct SecurityHeadersTests {
     @Test func everyAPIAnswerIsNosniffAndNoStore() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let created = try await app.client.post("/v1/sessions")
             let id = try #require(created.json?["id"]?.stringValue)
             let answers = [
@@ -36,7 +36,12 @@ struct SecurityHeadersTests {
                 #expect(caching.count == 1 && caching.first?.value != "no-store", "\(path): \(caching)")
                 #expect(answer.header("X-Content-Type-Options") == "nosniff", "\(path)")
             }
+        }
+    }
 
+    /// The head of an event stream as written on a connection (``ResponseWriter``'s own).
+    @Test func eventStreamsKeepNoCacheAndAreNosniff() async throws {
+        try await withApp { app in
             let stream = try await TestEventStream(
                 port: app.port, path: "/v1/sessions/\(try await app.createSession())/events")
             #expect(stream.headers.filter { $0.name.lowercased() == "cache-control" }.map(\.value) == ["no-cache"])

@@ -1,3 +1,4 @@
+import EventLoop
 import JSON
 import Testing
 import VMHostTesting
@@ -5,7 +6,7 @@ import VMHostTesting
 @Suite("Sessions and errors over HTTP")
 struct SessionAPITests {
     @Test func createGetDeleteSession() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let client = app.client
 
             let created = try await client.post("/v1/sessions")
@@ -39,7 +40,7 @@ struct SessionAPITests {
     }
 
     @Test func errorStatusesAndCodes() async throws {
-        try await withApp({ $0.maxBodyBytes = 1024 }) { app in
+        try await withApp(via: .router, { $0.maxBodyBytes = 1024 }) { app in
             let client = app.client
             let id = try await app.createSession()
 
@@ -97,7 +98,7 @@ struct SessionAPITests {
     }
 
     @Test func sessionLimitAnswers429() async throws {
-        try await withApp({ $0.maxSessions = 2 }) { app in
+        try await withApp(via: .router, { $0.maxSessions = 2 }) { app in
             _ = try await app.createSession()
             let second = try await app.createSession()
             let third = try await app.client.post("/v1/sessions")
@@ -113,7 +114,7 @@ struct SessionAPITests {
     // NB: real time on a possibly loaded machine. The timeouts leave seconds of slack so a slow CI
     // runner cannot expire a session between two steps; SessionStoreTests covers the rule exactly.
     @Test func idleSessionsExpire() async throws {
-        try await withApp({ $0.sessionIdleTimeout = .seconds(2) }) { app in
+        try await withApp(via: .router, { $0.sessionIdleTimeout = .seconds(2) }) { app in
             let id = try await app.createSession()
             #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
             // Watch /metrics (which does not touch the session) until the sweep removes it.
@@ -128,11 +129,13 @@ struct SessionAPITests {
     @Test func anOpenStreamKeepsASessionAlive() async throws {
         // NB: the sessions' clock is moved instead of waited for; only the sweep timer (every 500 ms) is real.
         let time = SessionTime()
-        try await withApp({ $0.sessionIdleTimeout = .seconds(2) }, time: time) { app in
+        // NB: router mode, so no socket's connect stands between creating the session and opening its stream: the
+        // session's 2 s of idleness are real time until the clock moves, and a loaded machine once took longer.
+        try await withApp(via: .router, { $0.sessionIdleTimeout = .seconds(2) }, time: time) { app in
             let id = try await app.createSession()
-            let stream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/products/events")
-            #expect(stream.status == 200)
-            #expect(try await stream.next()?.event == "snapshot")
+            let stream = try await Self.openStream(app, "/v1/sessions/\(id)/products/events")
+            #expect(await stream.status == 200)
+            #expect(await stream.takeEvents().last?.event == "snapshot")
             let idle = try await app.createSession()
             // An hour passes: the session without a stream expires at the next sweep, the one with a stream not.
             await time.advance(by: .seconds(3600))
@@ -142,12 +145,19 @@ struct SessionAPITests {
                 })
             #expect(try await app.client.get("/v1/sessions/\(idle)").errorCode == "session_not_found")
             #expect(try await app.client.get("/v1/sessions/\(id)").status == 200)
-            stream.close()
+            await stream.close()
         }
     }
 
+    /// An event stream of the application in process (on a socket too with `VMHOST_ROUTER_TESTS_LIVE=1`: the
+    /// in-process server then serves the same sessions).
+    @LoopActor
+    static func openStream(_ app: TestApplication, _ path: String) async throws -> InProcessEventStream {
+        try await InProcessClient(server: app.inProcess ?? app.application.makeInProcessServer()).openStream(path)
+    }
+
     @Test func healthAndMetrics() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             _ = try await app.client.post("/v1/sessions/\(id)/products/refresh", headers: [("Prefer", "wait=5")])
 

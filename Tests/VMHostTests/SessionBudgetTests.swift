@@ -17,7 +17,7 @@ struct SessionBudgetTests {
 
     @Test func aLoopOfCommandsIsHeldToTheSessionsUpstreamBudget() async throws {
         let time = SessionTime()
-        try await withApp({ $0.upstreamCallsPerMinute = 10 }, time: time) { app in
+        try await withApp(via: .router, { $0.upstreamCallsPerMinute = 10 }, time: time) { app in
             let id = try await app.createSession()
             let before = await Self.upstreamLoads(app)
             let wait = [("Prefer", "wait=5")]
@@ -67,7 +67,7 @@ struct SessionBudgetTests {
 
     @Test func aDebouncedSearchThatFindsTheBudgetEmptySetsLastError() async throws {
         let clock = TestClock()
-        try await withApp({ $0.upstreamCallsPerMinute = 1 }, clock: clock) { app in
+        try await withApp(via: .router, { $0.upstreamCallsPerMinute = 1 }, clock: clock) { app in
             let id = try await app.createSession()
             let wait = [("Prefer", "wait=5")]
             #expect(
@@ -91,7 +91,7 @@ struct SessionBudgetTests {
     }
 
     @Test func photoMetadataIsFetchedOncePerPhotoHoweverTheClientScrolls() async throws {
-        try await withApp { app in
+        try await withApp(via: .router) { app in
             let id = try await app.createSession()
             let wait = [("Prefer", "wait=5")]
             let results = try await app.client.post(
@@ -132,7 +132,7 @@ struct SessionBudgetTests {
     }
 
     @Test func idempotencyAnswersAreBoundedInBytesOldestForgottenFirst() async throws {
-        try await withApp({ $0.idempotencyBytesPerSession = 16 * 1024 }) { app in
+        try await withApp(via: .router, { $0.idempotencyBytesPerSession = 16 * 1024 }) { app in
             let id = try await app.createSession()
             let answers = try await Self.sendKeyedTexts(app, session: id)
             #expect(answers.allSatisfy { $0.status == 200 })
@@ -156,10 +156,13 @@ struct SessionBudgetTests {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
-        try await withApp({
-            $0.redisURL = redis.url()
-            $0.idempotencyBytesPerSession = 16 * 1024
-        }) { app in
+        try await withApp(
+            via: .router,
+            {
+                $0.redisURL = redis.url()
+                $0.idempotencyBytesPerSession = 16 * 1024
+            }
+        ) { app in
             #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
             let id = try await app.createSession()
             _ = try await Self.sendKeyedTexts(app, session: id)

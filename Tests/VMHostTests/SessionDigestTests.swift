@@ -71,7 +71,7 @@ struct SessionDigestTests {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
-        try await withApp({ $0.redisURL = redis.url() }) { first in
+        try await withApp(via: .router, { $0.redisURL = redis.url() }) { first in
             #expect(try await eventually { try await first.client.get("/healthz").json?["journal"] == "ok" })
             let id = try await first.createSession()
             #expect(

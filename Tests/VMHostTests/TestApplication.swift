@@ -1,33 +1,54 @@
 import Auth
 import EventLoop
 import FakeUpstream
+import HTTPServer
 import Logging
 import VMHost
 import VMHostTesting
 
-/// A real vmhost on a loopback port with its embedded fake upstream, as `main` builds it.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a test reaches the application (HummingbirdTesting's `.router` and `.live`).
+enum TestTransport {
+    /// Through the server's request handling in process, with no socket: for what routes and handlers do
+    /// (statuses, error bodies, headers, command validation, session lifecycle).
+    case router
+    /// Through a real loopback socket: for what only a connection has (framing, limits on connections, streams'
+    /// back-pressure and encoding, timeouts).
+    case live
+}
+
+/// A real vmhost with its embedded fake upstream, as `main` builds it: on a loopback port (``TestTransport/live``)
+/// or answering in process (``TestTransport/router``).
 struct TestApplication {
     let application: VMHostApplication
+    /// The bound port; 0 in router mode.
     let port: Int
+    /// The in-process server in router mode; nil in live mode.
+    let inProcess: InProcessServer?
 
     /// Starts an application; `time`, when given, is the clock of session activity and expiry, `clock` the
     /// clock of view-model timers (the search debounce), and `wallClock` the time tokens are judged by; `log`,
     /// when given, receives every line the application logs at its configured level.
     static func start(
-        _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil,
-        clock: TestClock? = nil, wallClock: (@Sendable () -> Double)? = nil, log: CapturedLog? = nil
+        via transport: TestTransport = .live, _ configure: (inout VMHostConfiguration) -> Void = { _ in },
+        time: SessionTime? = nil, clock: TestClock? = nil, wallClock: (@Sendable () -> Double)? = nil,
+        log: CapturedLog? = nil
     ) async throws -> TestApplication {
         var configuration = VMHostConfiguration()
         configuration.port = 0
         configuration.logLevel = .warning
         configure(&configuration)
         let settings = configuration
-        return try await Self.make(settings, time: time, clock: clock, wallClock: wallClock, log: log)
+        return try await Self.make(
+            transport, settings, time: time, clock: clock, wallClock: wallClock, log: log)
     }
 
     @LoopActor
     private static func make(
-        _ settings: VMHostConfiguration, time: SessionTime?, clock: TestClock?,
+        _ transport: TestTransport, _ settings: VMHostConfiguration, time: SessionTime?, clock: TestClock?,
         wallClock: (@Sendable () -> Double)?, log: CapturedLog?
     ) throws -> TestApplication {
         var logger = log?.logger(level: settings.logLevel) ?? Logger(label: "vmhost-test")
@@ -37,15 +58,34 @@ struct TestApplication {
         let application = VMHostApplication(
             configuration: settings, logger: logger, now: now, clock: clock ?? LoopClock(),
             wallClock: wallClock ?? WallClock.now)
-        let port = try application.start()
-        return TestApplication(application: application, port: port)
+        // NB: VMHOST_ROUTER_TESTS_LIVE=1 runs the router-mode tests on a socket too: the same assertions, to check
+        // them against the wire and to time both modes.
+        let forcedLive = getenv("VMHOST_ROUTER_TESTS_LIVE").map { String(cString: $0) == "1" } ?? false
+        switch forcedLive ? .live : transport {
+        case .live:
+            let port = try application.start()
+            return TestApplication(application: application, port: port, inProcess: nil)
+        case .router:
+            let server = try application.startInProcess()
+            return TestApplication(application: application, port: 0, inProcess: server)
+        }
     }
 
     func stop() async {
         await application.shutdown()
     }
 
-    var client: TestHTTPClient { TestHTTPClient(port: port) }
+    /// A client of the application: over a socket, or in process in router mode.
+    var client: any HTTPTestClient {
+        if let inProcess { return InProcessClient(server: inProcess) }
+        return TestHTTPClient(port: port)
+    }
+
+    /// The server's own origin as a page of it names it (`Origin`), matching the `Host` the client sends.
+    var origin: String { inProcess == nil ? "http://127.0.0.1:\(port)" : "http://127.0.0.1" }
+
+    /// A socket client (live mode only), for what needs one of its own (keep-alive, blocking reads).
+    var socketClient: TestHTTPClient { TestHTTPClient(port: port) }
 
     /// Changes the fake upstream's behaviour.
     @LoopActor
@@ -81,13 +121,15 @@ struct TestApplication {
     }
 }
 
-/// Runs `body` against a fresh application and always shuts it down afterwards.
+/// Runs `body` against a fresh application (on a socket unless `transport` is `.router`) and always shuts it down
+/// afterwards.
 func withApp(
-    _ configure: (inout VMHostConfiguration) -> Void = { _ in }, time: SessionTime? = nil, clock: TestClock? = nil,
-    wallClock: (@Sendable () -> Double)? = nil, log: CapturedLog? = nil,
-    _ body: (TestApplication) async throws -> Void
+    via transport: TestTransport = .live, _ configure: (inout VMHostConfiguration) -> Void = { _ in },
+    time: SessionTime? = nil, clock: TestClock? = nil, wallClock: (@Sendable () -> Double)? = nil,
+    log: CapturedLog? = nil, _ body: (TestApplication) async throws -> Void
 ) async throws {
-    let app = try await TestApplication.start(configure, time: time, clock: clock, wallClock: wallClock, log: log)
+    let app = try await TestApplication.start(
+        via: transport, configure, time: time, clock: clock, wallClock: wallClock, log: log)
     do {
         try await body(app)
     } catch {

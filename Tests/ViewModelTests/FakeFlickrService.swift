@@ -4,7 +4,7 @@ import Testing
 
 /// A Flickr service the test drives by hand: every call waits until the test answers it.
 @LoopActor
-final class FakeFlickrService: FlickrService {
+final class FakeFlickrService: FlickrService, HandAnsweredService {
     enum Call: Hashable {
         case search(String, Int)
         case favorites(String)
@@ -28,6 +28,7 @@ final class FakeFlickrService: FlickrService {
     private var nextID = 0
 
     var pendingCalls: [Call] { pending.map(\.call) }
+    var pendingCallCount: Int { pending.count }
 
     func search(text: String, page: Int) async throws -> FlickrSearchPage {
         guard case .page(let page) = try await wait(.search(text, page)) else { throw WrongAnswer() }
@@ -59,7 +60,15 @@ final class FakeFlickrService: FlickrService {
         let id = nextID
         nextID += 1
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { pending.append((id, call, $0)) }
+            try await withCheckedThrowingContinuation { continuation in
+                // NB: a task cancelled before its call ran its cancellation handler first, which found nothing.
+                guard !Task.isCancelled else {
+                    cancelled.append(call)
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                pending.append((id, call, continuation))
+            }
         } onCancel: {
             LoopActor.assumeIsolated { self.cancel(id) }
         }

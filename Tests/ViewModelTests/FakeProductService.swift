@@ -4,7 +4,7 @@ import Testing
 
 /// A product service the test drives by hand: every fetch waits until the test answers it.
 @LoopActor
-final class FakeProductService: ProductService {
+final class FakeProductService: ProductService, HandAnsweredService {
     /// Pages requested, in order.
     private(set) var requestedPages: [Int] = []
     /// Pages whose fetch was cancelled (the transfer would have been aborted).
@@ -13,6 +13,7 @@ final class FakeProductService: ProductService {
     private var nextID = 0
 
     var pendingPages: [Int] { pending.map(\.page) }
+    var pendingCallCount: Int { pending.count }
 
     func fetchPage(_ page: Int) async throws -> ProductPage {
         requestedPages.append(page)
@@ -20,6 +21,12 @@ final class FakeProductService: ProductService {
         nextID += 1
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
+                // NB: a task cancelled before its fetch ran its cancellation handler first, which found nothing.
+                guard !Task.isCancelled else {
+                    cancelledPages.append(page)
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
                 pending.append((id, page, continuation))
             }
         } onCancel: {

@@ -10,12 +10,11 @@ import Testing
 struct PhotoViewModelTests {
     let service = FakeFlickrService()
     let viewModel: PhotoViewModel
-    let recorder = PhotoStateRecorder()
-    var changes: [PhotoState] { recorder.states }
+    let store: ViewModelTestStore<PhotoViewModel>
 
     init() {
         viewModel = PhotoViewModel(service: service)
-        viewModel.onChange = { [recorder] in recorder.states.append($0) }
+        store = ViewModelTestStore(viewModel, service: service)
     }
 
     nonisolated static let notFound = UpstreamError(kind: .business, message: "Photo not found", code: 1)
@@ -41,16 +40,34 @@ struct PhotoViewModelTests {
         )
     }
 
-    /// Opens `photoID` and answers both loads successfully.
+    /// Opens `photoID` (nothing open before) and answers both loads successfully.
     func openAndLoad(_ photoID: String) async {
-        viewModel.open(photoID: photoID)
-        await service.answer(.photoInfo(photoID), with: .success(.detail(photoDetail(photoID))))
-        await service.answer(.photoComments(photoID), with: .success(.commentList(photoComments(photoID))))
+        await store.send({ viewModel.open(photoID: photoID) }) { $0 = loading(photoID) }
+        await store.send({
+            await service.answer(.photoInfo(photoID), with: .success(.detail(photoDetail(photoID))))
+        }) {
+            $0.detail = .loaded(photoDetail(photoID))
+        }
+        await store.send({
+            await service.answer(.photoComments(photoID), with: .success(.commentList(photoComments(photoID))))
+        }) {
+            $0 = loaded(photoID)
+        }
+    }
+
+    /// Answers the detail load of `photoID` with `result`.
+    func answerDetail(_ photoID: String, _ result: Result<PhotoDetail, UpstreamError>) async {
+        await service.answer(.photoInfo(photoID), with: result.map { .detail($0) })
+    }
+
+    /// Answers the comments load of `photoID` with `result`.
+    func answerComments(_ photoID: String, _ result: Result<[PhotoComment], UpstreamError>) async {
+        await service.answer(.photoComments(photoID), with: result.map { .commentList($0) })
     }
 
     // MARK: Open
 
-    @Test func theInitialStateHasNoPhotoAndIdleLoadables() {
+    @Test func theInitialStateHasNoPhotoAndIdleLoadables() async {
         #expect(viewModel.state == PhotoState(photoId: nil, detail: .idle, comments: .idle, lastError: nil))
         #expect(
             viewModel.stateJSON == [
@@ -61,18 +78,19 @@ struct PhotoViewModelTests {
             ]
         )
         #expect(!viewModel.isBusy)
-        #expect(changes.isEmpty)
+        await store.finish()
     }
 
     @Test func openLoadsDetailAndCommentsAtTheSameTime() async {
-        viewModel.open(photoID: "53012345678")
+        // One command, one change: a second change would be left unasserted and fail the next step.
+        await store.send({ viewModel.open(photoID: "53012345678") }) { $0 = loading("53012345678") }
         #expect(viewModel.state == loading("53012345678"))
-        #expect(changes == [loading("53012345678")], "one command, one change")
         #expect(viewModel.isBusy)
-        await settle()
         #expect(Set(service.pendingCalls) == [.photoInfo("53012345678"), .photoComments("53012345678")])
 
-        await service.answer(.photoInfo("53012345678"), with: .success(.detail(photoDetail("53012345678"))))
+        await store.send({ await answerDetail("53012345678", .success(photoDetail("53012345678"))) }) {
+            $0.detail = .loaded(photoDetail("53012345678"))
+        }
         #expect(
             viewModel.state
                 == PhotoState(
@@ -82,30 +100,37 @@ struct PhotoViewModelTests {
         )
         #expect(viewModel.isBusy)
 
-        await service.answer(.photoComments("53012345678"), with: .success(.commentList(photoComments("53012345678"))))
+        await store.send({ await answerComments("53012345678", .success(photoComments("53012345678"))) }) {
+            $0.comments = .loaded(photoComments("53012345678"))
+        }
         #expect(viewModel.state == loaded("53012345678"))
-        #expect(changes.count == 3)
         #expect(!viewModel.isBusy)
         #expect(service.cancelled.isEmpty)
+        await store.finish()
     }
 
     @Test func commentsMayArriveBeforeTheDetail() async {
-        viewModel.open(photoID: "7")
-        await service.answer(.photoComments("7"), with: .success(.commentList(photoComments("7"))))
+        await store.send({ viewModel.open(photoID: "7") }) { $0 = loading("7") }
+        await store.send({ await answerComments("7", .success(photoComments("7"))) }) {
+            $0.comments = .loaded(photoComments("7"))
+        }
         #expect(
             viewModel.state
                 == PhotoState(photoId: "7", detail: .loading("7", previous: nil), comments: .loaded(photoComments("7")))
         )
-        await service.answer(.photoInfo("7"), with: .success(.detail(photoDetail("7"))))
+        await store.send({ await answerDetail("7", .success(photoDetail("7"))) }) { $0 = loaded("7") }
         #expect(viewModel.state == loaded("7"))
+        await store.finish()
     }
 
     @Test func theStateJSONIsTheAPIsPhotoState() async {
         let detail = photoDetail("53012345678")
         let comment = photoComments("53012345678")[0]
-        viewModel.open(photoID: "53012345678")
-        await service.answer(.photoInfo("53012345678"), with: .success(.detail(detail)))
-        await service.answer(.photoComments("53012345678"), with: .success(.commentList([comment])))
+        await store.send({ viewModel.open(photoID: "53012345678") }) { $0 = loading("53012345678") }
+        await store.send({ await answerDetail("53012345678", .success(detail)) }) { $0.detail = .loaded(detail) }
+        await store.send({ await answerComments("53012345678", .success([comment])) }) {
+            $0.comments = .loaded([comment])
+        }
         #expect(
             viewModel.stateJSON == [
                 "photoId": "53012345678",
@@ -132,43 +157,51 @@ struct PhotoViewModelTests {
                 "lastError": nil,
             ]
         )
+        await store.finish()
     }
 
     @Test func anEmptyCommentListIsLoadedAndEmpty() async {
-        viewModel.open(photoID: "9")
-        await service.answer(.photoInfo("9"), with: .success(.detail(photoDetail("9"))))
-        await service.answer(.photoComments("9"), with: .success(.commentList([])))
+        await store.send({ viewModel.open(photoID: "9") }) { $0 = loading("9") }
+        await store.send({ await answerDetail("9", .success(photoDetail("9"))) }) {
+            $0.detail = .loaded(photoDetail("9"))
+        }
+        await store.send({ await answerComments("9", .success([])) }) { $0.comments = .loaded([]) }
         #expect(viewModel.state == loaded("9", comments: []))
         #expect(viewModel.stateJSON["comments"] == ["status": "loaded", "value": [], "error": nil])
+        await store.finish()
     }
 
     @Test func openingAnotherPhotoWhileLoadingCancelsTheFirstLoads() async {
-        viewModel.open(photoID: "1")
-        await settle()
-        viewModel.open(photoID: "2")
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
+        await store.send({ viewModel.open(photoID: "2") }) { $0 = loading("2") }
         #expect(viewModel.state == loading("2"))
-        #expect(changes == [loading("1"), loading("2")])
-        await settle()
         #expect(
             Set(service.cancelled) == [.photoInfo("1"), .photoComments("1")], "both transfers of photo 1 are aborted")
         #expect(Set(service.pendingCalls) == [.photoInfo("2"), .photoComments("2")])
 
-        await service.answer(.photoInfo("2"), with: .success(.detail(photoDetail("2"))))
-        await service.answer(.photoComments("2"), with: .success(.commentList(photoComments("2"))))
+        await store.send({ await answerDetail("2", .success(photoDetail("2"))) }) {
+            $0.detail = .loaded(photoDetail("2"))
+        }
+        await store.send({ await answerComments("2", .success(photoComments("2"))) }) { $0 = loaded("2") }
         #expect(viewModel.state == loaded("2"))
-        #expect(changes.count == 4)
+        await store.finish()
     }
 
     @Test func openingAnotherPhotoWhenOneIsLoadedShowsNothingOfTheFirst() async {
         await openAndLoad("1")
-        viewModel.open(photoID: "2")
+        await store.send({ viewModel.open(photoID: "2") }) { $0 = loading("2") }
         #expect(viewModel.state == loading("2"))
         #expect(viewModel.stateJSON["detail"] == ["status": "loading", "value": nil, "error": nil])
+        await store.send({ viewModel.close() }) { $0 = PhotoState() }
+        await store.finish()
     }
 
     @Test func openingTheOpenPhotoAgainReloadsItAndKeepsItVisible() async {
         await openAndLoad("1")
-        viewModel.open(photoID: "1")
+        await store.send({ viewModel.open(photoID: "1") }) {
+            $0.detail = .loading("1", previous: photoDetail("1"))
+            $0.comments = .loading("1", previous: photoComments("1"))
+        }
         #expect(
             viewModel.state
                 == PhotoState(
@@ -176,77 +209,86 @@ struct PhotoViewModelTests {
                     comments: .loading("1", previous: photoComments("1"))
                 )
         )
-        await settle()
         #expect(Set(service.pendingCalls) == [.photoInfo("1"), .photoComments("1")])
         var newer = photoDetail("1")
         newer.views = 2000
-        await service.answer(.photoInfo("1"), with: .success(.detail(newer)))
-        await service.answer(.photoComments("1"), with: .success(.commentList([])))
+        await store.send({ await answerDetail("1", .success(newer)) }) { $0.detail = .loaded(newer) }
+        await store.send({ await answerComments("1", .success([])) }) { $0.comments = .loaded([]) }
         #expect(viewModel.state == PhotoState(photoId: "1", detail: .loaded(newer), comments: .loaded([])))
+        await store.finish()
     }
 
     @Test func openingTheLoadingPhotoAgainRestartsItsLoads() async {
-        viewModel.open(photoID: "1")
-        await settle()
-        viewModel.open(photoID: "1")
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
+        await store.sendWithoutChange { viewModel.open(photoID: "1") }
         #expect(viewModel.state == loading("1"))
-        await settle()
         #expect(Set(service.cancelled) == [.photoInfo("1"), .photoComments("1")])
         #expect(Set(service.pendingCalls) == [.photoInfo("1"), .photoComments("1")])
-        await service.answer(.photoInfo("1"), with: .success(.detail(photoDetail("1"))))
-        await service.answer(.photoComments("1"), with: .success(.commentList(photoComments("1"))))
+        await store.send({ await answerDetail("1", .success(photoDetail("1"))) }) {
+            $0.detail = .loaded(photoDetail("1"))
+        }
+        await store.send({ await answerComments("1", .success(photoComments("1"))) }) { $0 = loaded("1") }
         #expect(viewModel.state == loaded("1"))
+        await store.finish()
     }
 
     // MARK: Close
 
     @Test func closeMidFlightCancelsBothLoadsAndReturnsToTheInitialState() async {
-        viewModel.open(photoID: "1")
-        await settle()
-        viewModel.close()
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
+        await store.send({ viewModel.close() }) { $0 = PhotoState() }
         #expect(viewModel.state == PhotoState())
         #expect(!viewModel.isBusy)
-        await settle()
         #expect(Set(service.cancelled) == [.photoInfo("1"), .photoComments("1")])
         #expect(service.pendingCalls.isEmpty)
-        #expect(changes == [loading("1"), PhotoState()])
+        await store.finish()
     }
 
     @Test func closeAfterOneLoadEndedCancelsTheOther() async {
-        viewModel.open(photoID: "1")
-        await service.answer(.photoInfo("1"), with: .success(.detail(photoDetail("1"))))
-        viewModel.close()
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
+        await store.send({ await answerDetail("1", .success(photoDetail("1"))) }) {
+            $0.detail = .loaded(photoDetail("1"))
+        }
+        await store.send({ viewModel.close() }) { $0 = PhotoState() }
         #expect(viewModel.state == PhotoState())
-        await settle()
         #expect(service.cancelled == [.photoComments("1")])
+        await store.finish()
     }
 
     @Test func closeClearsAFailure() async {
-        viewModel.open(photoID: "1")
-        await service.answer(.photoInfo("1"), with: .failure(Self.notFound))
-        await service.answer(.photoComments("1"), with: .failure(Self.notFound))
-        viewModel.close()
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
+        await store.send({ await answerDetail("1", .failure(Self.notFound)) }) {
+            $0.detail = .failed(Self.notFound, previous: nil)
+            $0.lastError = Self.notFound
+        }
+        await store.send({ await answerComments("1", .failure(Self.notFound)) }) {
+            $0.comments = .failed(Self.notFound, previous: nil)
+        }
+        await store.send({ viewModel.close() }) { $0 = PhotoState() }
         #expect(viewModel.state == PhotoState())
+        await store.finish()
     }
 
-    @Test func closeWithNothingOpenChangesNothing() {
-        viewModel.close()
+    @Test func closeWithNothingOpenChangesNothing() async {
+        await store.sendWithoutChange { viewModel.close() }
         #expect(viewModel.state == PhotoState())
-        #expect(changes.isEmpty)
+        await store.finish()
     }
 
     // MARK: Failures
 
     @Test(arguments: failures)
     func aDetailFailureFailsOnlyTheDetail(error: UpstreamError) async {
-        viewModel.open(photoID: "1")
-        await service.answer(.photoInfo("1"), with: .failure(error))
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
         let failed = PhotoState(
             photoId: "1", detail: .failed(error, previous: nil), comments: .loading("1", previous: nil),
             lastError: error
         )
+        await store.send({ await answerDetail("1", .failure(error)) }) { $0 = failed }
         #expect(viewModel.state == failed)
-        await service.answer(.photoComments("1"), with: .success(.commentList(photoComments("1"))))
+        await store.send({ await answerComments("1", .success(photoComments("1"))) }) {
+            $0.comments = .loaded(photoComments("1"))
+        }
         #expect(
             viewModel.state
                 == PhotoState(
@@ -259,12 +301,16 @@ struct PhotoViewModelTests {
         #expect(viewModel.stateJSON["detail"]?["error"] == error.json)
         #expect(viewModel.stateJSON["lastError"] == error.json)
         #expect(!viewModel.isBusy)
+        await store.finish()
     }
 
     @Test(arguments: failures)
     func aCommentsFailureFailsOnlyTheComments(error: UpstreamError) async {
-        viewModel.open(photoID: "1")
-        await service.answer(.photoComments("1"), with: .failure(error))
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
+        await store.send({ await answerComments("1", .failure(error)) }) {
+            $0.comments = .failed(error, previous: nil)
+            $0.lastError = error
+        }
         #expect(
             viewModel.state
                 == PhotoState(
@@ -272,7 +318,9 @@ struct PhotoViewModelTests {
                     lastError: error
                 )
         )
-        await service.answer(.photoInfo("1"), with: .success(.detail(photoDetail("1"))))
+        await store.send({ await answerDetail("1", .success(photoDetail("1"))) }) {
+            $0.detail = .loaded(photoDetail("1"))
+        }
         #expect(
             viewModel.state
                 == PhotoState(
@@ -281,13 +329,20 @@ struct PhotoViewModelTests {
                 )
         )
         #expect(viewModel.stateJSON["comments"]?["error"] == error.json)
+        await store.finish()
     }
 
     @Test func lastErrorHoldsTheMostRecentFailure() async {
         let network = UpstreamError(kind: .network, message: "timed out")
-        viewModel.open(photoID: "1")
-        await service.answer(.photoInfo("1"), with: .failure(Self.notFound))
-        await service.answer(.photoComments("1"), with: .failure(network))
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
+        await store.send({ await answerDetail("1", .failure(Self.notFound)) }) {
+            $0.detail = .failed(Self.notFound, previous: nil)
+            $0.lastError = Self.notFound
+        }
+        await store.send({ await answerComments("1", .failure(network)) }) {
+            $0.comments = .failed(network, previous: nil)
+            $0.lastError = network
+        }
         #expect(
             viewModel.state
                 == PhotoState(
@@ -296,27 +351,42 @@ struct PhotoViewModelTests {
                     lastError: network
                 )
         )
+        await store.finish()
     }
 
     @Test func lastErrorStaysWhileLoadingAndABothLoadedOpenClearsIt() async {
-        viewModel.open(photoID: "1")
-        await service.answer(.photoInfo("1"), with: .failure(Self.notFound))
-        await service.answer(.photoComments("1"), with: .success(.commentList([])))
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
+        await store.send({ await answerDetail("1", .failure(Self.notFound)) }) {
+            $0.detail = .failed(Self.notFound, previous: nil)
+            $0.lastError = Self.notFound
+        }
+        await store.send({ await answerComments("1", .success([])) }) { $0.comments = .loaded([]) }
 
-        viewModel.open(photoID: "2")
+        await store.send({ viewModel.open(photoID: "2") }) { $0 = loading("2", lastError: Self.notFound) }
         #expect(viewModel.state == loading("2", lastError: Self.notFound))
-        await service.answer(.photoInfo("2"), with: .success(.detail(photoDetail("2"))))
+        await store.send({ await answerDetail("2", .success(photoDetail("2"))) }) {
+            $0.detail = .loaded(photoDetail("2"))
+        }
         #expect(viewModel.state.lastError == Self.notFound, "kept until both loads succeeded")
-        await service.answer(.photoComments("2"), with: .success(.commentList(photoComments("2"))))
+        await store.send({ await answerComments("2", .success(photoComments("2"))) }) { $0 = loaded("2") }
         #expect(viewModel.state == loaded("2"))
+        await store.finish()
     }
 
     @Test func aReloadFailureKeepsWhatWasShown() async {
         await openAndLoad("1")
         let error = UpstreamError(kind: .upstream, message: "Flickr answered HTTP 503", status: 503)
-        viewModel.open(photoID: "1")
-        await service.answer(.photoInfo("1"), with: .failure(error))
-        await service.answer(.photoComments("1"), with: .success(.commentList(photoComments("1"))))
+        await store.send({ viewModel.open(photoID: "1") }) {
+            $0.detail = .loading("1", previous: photoDetail("1"))
+            $0.comments = .loading("1", previous: photoComments("1"))
+        }
+        await store.send({ await answerDetail("1", .failure(error)) }) {
+            $0.detail = .failed(error, previous: photoDetail("1"))
+            $0.lastError = error
+        }
+        await store.send({ await answerComments("1", .success(photoComments("1"))) }) {
+            $0.comments = .loaded(photoComments("1"))
+        }
         #expect(
             viewModel.state
                 == PhotoState(
@@ -325,18 +395,24 @@ struct PhotoViewModelTests {
                     lastError: error
                 )
         )
+        await store.finish()
     }
 
     // MARK: Waiting
 
     @Test func waitUntilIdleReturnsWhenBothLoadsEnded() async {
-        viewModel.open(photoID: "1")
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
         let waiter = Task { @LoopActor in
             await viewModel.waitUntilIdle()
             return viewModel.state
         }
-        await service.answer(.photoInfo("1"), with: .success(.detail(photoDetail("1"))))
-        await service.answer(.photoComments("1"), with: .failure(Self.notFound))
+        await store.send({ await answerDetail("1", .success(photoDetail("1"))) }) {
+            $0.detail = .loaded(photoDetail("1"))
+        }
+        await store.send({ await answerComments("1", .failure(Self.notFound)) }) {
+            $0.comments = .failed(Self.notFound, previous: nil)
+            $0.lastError = Self.notFound
+        }
         #expect(
             await waiter.value
                 == PhotoState(
@@ -344,26 +420,27 @@ struct PhotoViewModelTests {
                     lastError: Self.notFound
                 )
         )
+        await store.finish()
     }
 
     @Test func waitUntilIdleReturnsOnCloseAndAtOnceWhenIdle() async {
         await viewModel.waitUntilIdle()
-        viewModel.open(photoID: "1")
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
         let waiter = Task { @LoopActor in await viewModel.waitUntilIdle() }
         await settle()
-        viewModel.close()
+        await store.send({ viewModel.close() }) { $0 = PhotoState() }
         await waiter.value
         #expect(viewModel.state == PhotoState())
+        await store.finish()
     }
 
     @Test func shutdownCancelsTheLoadsAndKeepsTheState() async {
-        viewModel.open(photoID: "1")
-        await settle()
-        viewModel.shutdown()
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
+        await store.sendWithoutChange { viewModel.shutdown() }
         #expect(!viewModel.isBusy)
         #expect(viewModel.state == loading("1"))
-        await settle()
         #expect(Set(service.cancelled) == [.photoInfo("1"), .photoComments("1")])
+        await store.finish()
     }
 
     // MARK: Snapshot
@@ -378,64 +455,81 @@ struct PhotoViewModelTests {
         detail.takenAt = nil
         detail.views = nil
         detail.tags = []
-        viewModel.open(photoID: "1")
-        await service.answer(.photoInfo("1"), with: .success(.detail(detail)))
-        await service.answer(.photoComments("1"), with: .success(.commentList(photoComments("1"))))
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
+        await store.send({ await answerDetail("1", .success(detail)) }) { $0.detail = .loaded(detail) }
+        await store.send({ await answerComments("1", .success(photoComments("1"))) }) {
+            $0.comments = .loaded(photoComments("1"))
+        }
 
         let other = FakeFlickrService()
         let restored = PhotoViewModel(service: other)
-        try restored.restore(snapshot(of: viewModel))
+        let restoredStore = ViewModelTestStore(restored, service: other)
+        try await restoredStore.send({ try restored.restore(snapshot(of: viewModel)) }) { $0 = store.state }
         #expect(restored.state == viewModel.state)
         #expect(restored.stateJSON == viewModel.stateJSON)
         #expect(!restored.isBusy)
-        await settle()
         #expect(other.calls.isEmpty)
+        await restoredStore.finish()
+        await store.finish()
     }
 
     @Test func theInitialStateAndFailuresRestoreEqual() async throws {
         let initial = PhotoViewModel(service: FakeFlickrService())
-        try initial.restore(snapshot(of: viewModel))
+        let initialStore = ViewModelTestStore(initial)
+        try await initialStore.sendWithoutChange { try initial.restore(snapshot(of: viewModel)) }
         #expect(initial.state == PhotoState())
+        await initialStore.finish()
 
-        viewModel.open(photoID: "1")
-        await service.answer(.photoInfo("1"), with: .failure(Self.notFound))
-        await service.answer(.photoComments("1"), with: .success(.commentList([])))
+        await store.send({ viewModel.open(photoID: "1") }) { $0 = loading("1") }
+        await store.send({ await answerDetail("1", .failure(Self.notFound)) }) {
+            $0.detail = .failed(Self.notFound, previous: nil)
+            $0.lastError = Self.notFound
+        }
+        await store.send({ await answerComments("1", .success([])) }) { $0.comments = .loaded([]) }
         let restored = PhotoViewModel(service: FakeFlickrService())
-        try restored.restore(snapshot(of: viewModel))
-        #expect(
-            restored.state
-                == PhotoState(
-                    photoId: "1", detail: .failed(Self.notFound, previous: nil), comments: .loaded([]),
-                    lastError: Self.notFound
-                )
+        let restoredStore = ViewModelTestStore(restored)
+        let failed = PhotoState(
+            photoId: "1", detail: .failed(Self.notFound, previous: nil), comments: .loaded([]),
+            lastError: Self.notFound
         )
+        try await restoredStore.send({ try restored.restore(snapshot(of: viewModel)) }) { $0 = failed }
+        #expect(restored.state == failed)
+        await restoredStore.finish()
+        await store.finish()
     }
 
     @Test func loadsInFlightRunAgainWhereTheyAreRestored() async throws {
         await openAndLoad("1")
         let error = UpstreamError(kind: .network, message: "timed out")
-        viewModel.open(photoID: "1")
-        await service.answer(.photoComments("1"), with: .failure(error))
+        await store.send({ viewModel.open(photoID: "1") }) {
+            $0.detail = .loading("1", previous: photoDetail("1"))
+            $0.comments = .loading("1", previous: photoComments("1"))
+        }
+        await store.send({ await answerComments("1", .failure(error)) }) {
+            $0.comments = .failed(error, previous: photoComments("1"))
+            $0.lastError = error
+        }
         let snapshot = try snapshot(of: viewModel)
 
         let other = FakeFlickrService()
         let restored = PhotoViewModel(service: other)
-        let recorded = PhotoStateRecorder()
-        restored.onChange = { recorded.states.append($0) }
-        try restored.restore(snapshot)
+        // The restored model's changes: exactly the restored state, then the detail's answer.
+        let restoredStore = ViewModelTestStore(restored, service: other)
         let interrupted = PhotoState(
             photoId: "1", detail: .loading("1", previous: photoDetail("1")),
             comments: .failed(error, previous: photoComments("1")),
             lastError: error
         )
+        try await restoredStore.send({ try restored.restore(snapshot) }) { $0 = interrupted }
         #expect(restored.state == interrupted, "the same state, the detail still loading")
         #expect(restored.isBusy)
-        await settle()
         #expect(other.pendingCalls == [.photoInfo("1")], "only the interrupted load runs again")
 
         var newer = photoDetail("1")
         newer.title = "Renamed"
-        await other.answer(.photoInfo("1"), with: .success(.detail(newer)))
+        await restoredStore.send({ await other.answer(.photoInfo("1"), with: .success(.detail(newer))) }) {
+            $0.detail = .loaded(newer)
+        }
         #expect(
             restored.state
                 == PhotoState(
@@ -444,25 +538,35 @@ struct PhotoViewModelTests {
                 )
         )
         #expect(!restored.isBusy)
-        #expect(recorded.states == [interrupted, restored.state])
+        await restoredStore.finish()
+        await store.send({ viewModel.close() }) { $0 = PhotoState() }
+        await store.finish()
     }
 
     @Test func bothLoadsInFlightRunAgainAndARestoreCancelsWhatRan() async throws {
-        viewModel.open(photoID: "2")
+        await store.send({ viewModel.open(photoID: "2") }) { $0 = loading("2") }
         let snapshot = try snapshot(of: viewModel)
 
         let other = FakeFlickrService()
         let restored = PhotoViewModel(service: other)
-        restored.open(photoID: "old")
-        await settle()
-        try restored.restore(snapshot)
+        let restoredStore = ViewModelTestStore(restored, service: other)
+        await restoredStore.send({ restored.open(photoID: "old") }) { $0 = loading("old") }
+        try await restoredStore.send({ try restored.restore(snapshot) }) { $0 = loading("2") }
         #expect(restored.state == loading("2"))
-        await settle()
         #expect(Set(other.cancelled) == [.photoInfo("old"), .photoComments("old")])
         #expect(Set(other.pendingCalls) == [.photoInfo("2"), .photoComments("2")])
-        await other.answer(.photoInfo("2"), with: .success(.detail(photoDetail("2"))))
-        await other.answer(.photoComments("2"), with: .success(.commentList(photoComments("2"))))
+        await restoredStore.send({ await other.answer(.photoInfo("2"), with: .success(.detail(photoDetail("2")))) }) {
+            $0.detail = .loaded(photoDetail("2"))
+        }
+        await restoredStore.send({
+            await other.answer(.photoComments("2"), with: .success(.commentList(photoComments("2"))))
+        }) {
+            $0 = loaded("2")
+        }
         #expect(restored.state == loaded("2"))
+        await restoredStore.finish()
+        await store.send({ viewModel.close() }) { $0 = PhotoState() }
+        await store.finish()
     }
 
     @Test(arguments: [
@@ -474,12 +578,15 @@ struct PhotoViewModelTests {
         #"{"state": {"photoId": "1", "detail": {"status": "idle"}, "comments": {"status": "idle"}, "lastError": {"kind": "alien", "message": "x"}}}"#,
     ])
     func corruptSnapshotsAreErrorsAndChangeNothing(text: String) async throws {
-        viewModel.open(photoID: "kept")
-        #expect(throws: SnapshotError.self) { try viewModel.restore(JSONParser.parse(text)) }
+        await store.send({ viewModel.open(photoID: "kept") }) { $0 = loading("kept") }
+        await store.sendWithoutChange {
+            #expect(throws: SnapshotError.self) { try viewModel.restore(JSONParser.parse(text)) }
+        }
         #expect(viewModel.state == loading("kept"))
         #expect(viewModel.isBusy, "the loads go on")
-        await settle()
         #expect(service.cancelled.isEmpty)
+        await store.send({ viewModel.close() }) { $0 = PhotoState() }
+        await store.finish()
     }
 
     // MARK: Commands
@@ -493,27 +600,26 @@ struct PhotoViewModelTests {
         }
     }
 
-    @Test func theCommandsAreOpenAndClose() throws {
+    @Test func theCommandsAreOpenAndClose() async throws {
         #expect(PhotoViewModel.name == "photo")
         #expect(PhotoViewModel.commands.map(\.name) == ["open", "close"])
         let open = try #require(PhotoViewModel.commands.first { $0.name == "open" })
-        guard case .accepted = try open.decode(["photoId": "1"])(viewModel) else {
+        var reply: CommandReply?
+        try await store.send({ reply = try open.decode(["photoId": "1"])(viewModel) }) { $0 = loading("1") }
+        guard case .accepted = reply else {
             Issue.record("open answers 202")
             return
         }
         #expect(viewModel.state == loading("1"))
         let close = try #require(PhotoViewModel.commands.first { $0.name == "close" })
-        guard case .state = try close.decode([:])(viewModel) else {
+        try await store.send({ reply = try close.decode([:])(viewModel) }) { $0 = PhotoState() }
+        guard case .state = reply else {
             Issue.record("close answers the state")
             return
         }
         #expect(viewModel.state == PhotoState())
+        await store.finish()
     }
-}
-
-@LoopActor
-final class PhotoStateRecorder {
-    var states: [PhotoState] = []
 }
 
 /// A deterministic photo detail.

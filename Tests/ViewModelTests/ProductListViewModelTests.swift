@@ -9,26 +9,24 @@ import Testing
 struct ProductListViewModelTests {
     let service = FakeProductService()
     let viewModel: ProductListViewModel
-    var changes: [ProductListState] { recorder.states }
-    let recorder = StateRecorder()
+    let store: ViewModelTestStore<ProductListViewModel>
 
     init() {
         viewModel = ProductListViewModel(service: service)
-        viewModel.onChange = { [recorder] in recorder.states.append($0) }
+        store = ViewModelTestStore(viewModel, service: service)
     }
 
     var page1: ProductList { ProductList(items: products(0..<20), page: 1, hasMore: true) }
 
-    @Test func initialStateIsIdleAndEmpty() {
+    @Test func initialStateIsIdleAndEmpty() async {
         #expect(viewModel.state == ProductListState(list: .idle, lastError: nil))
         #expect(viewModel.state.json["items"] == [])
         #expect(viewModel.state.json["page"] == 0)
         #expect(viewModel.state.json["hasMore"] == false)
-        #expect(changes.isEmpty)
+        await store.finish()
     }
 
     @Test func refreshLoadsPageOne() async {
-        let store = ViewModelTestStore(viewModel)
         await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
         #expect(store.state.isRefreshing && !store.state.isLoadingMore)
         #expect(service.requestedPages == [1])
@@ -43,7 +41,6 @@ struct ProductListViewModelTests {
     }
 
     @Test func loadMoreAppendsTheNextPageUntilTheEnd() async throws {
-        let store = ViewModelTestStore(viewModel)
         await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
         await store.send({
             await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
@@ -70,7 +67,6 @@ struct ProductListViewModelTests {
 
     /// The store itself: a change left unasserted, or work left running, fails the test.
     @Test func theTestStoreFailsOnAnUnassertedChangeOrWorkLeftRunning() async {
-        let store = ViewModelTestStore(viewModel)
         viewModel.refresh()
         await withKnownIssue("the refresh's change was not asserted, and its load still runs") {
             await store.finish()
@@ -86,15 +82,19 @@ struct ProductListViewModelTests {
     }
 
     @Test func loadMoreIsDisabledBeforeAPageAndWhileLoading() async {
-        #expect(throws: CommandDisabled("no page is loaded yet; refresh first")) { try viewModel.loadMore() }
-        viewModel.refresh()
-        #expect(throws: CommandDisabled("a load is already in progress")) { try viewModel.loadMore() }
-        await settle()
+        await store.sendWithoutChange {
+            #expect(throws: CommandDisabled("no page is loaded yet; refresh first")) { try viewModel.loadMore() }
+        }
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
+        await store.sendWithoutChange {
+            #expect(throws: CommandDisabled("a load is already in progress")) { try viewModel.loadMore() }
+        }
         #expect(service.requestedPages == [1])
+        await store.send({ viewModel.cancel() }) { $0.list = .idle }
+        await store.finish()
     }
 
     @Test func cancelMidFlightRestoresTheListWithoutError() async throws {
-        let store = ViewModelTestStore(viewModel)
         await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
         await store.send({
             await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
@@ -112,29 +112,33 @@ struct ProductListViewModelTests {
     }
 
     @Test func cancelOfTheFirstRefreshReturnsToIdle() async {
-        viewModel.refresh()
-        await settle()
-        viewModel.cancel()
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
+        await store.send({ viewModel.cancel() }) { $0.list = .idle }
         #expect(viewModel.state == ProductListState(list: .idle))
-        await settle()
         #expect(service.cancelledPages == [1])
+        await store.finish()
     }
 
     @Test func refreshCancelsLoadMoreInFlight() async throws {
-        viewModel.refresh()
-        await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
-        try viewModel.loadMore()
-        await settle()
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
+        await store.send({
+            await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
+        }) {
+            $0.list = .loaded(page1)
+        }
+        try await store.send({ try viewModel.loadMore() }) { $0.list = .loading(.nextPage(2), previous: page1) }
 
-        viewModel.refresh()
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: page1) }
         #expect(viewModel.state == ProductListState(list: .loading(.refresh, previous: page1)))
-        await settle()
         #expect(service.cancelledPages == [2])
         #expect(service.pendingPages == [1])
 
         let fresh = products(100..<120)
-        await service.answer(.success(ProductPage(items: fresh, page: 1, hasMore: true)))
+        await store.send({ await service.answer(.success(ProductPage(items: fresh, page: 1, hasMore: true))) }) {
+            $0.list = .loaded(ProductList(items: fresh, page: 1, hasMore: true))
+        }
         #expect(viewModel.state == ProductListState(list: .loaded(ProductList(items: fresh, page: 1, hasMore: true))))
+        await store.finish()
     }
 
     @Test(arguments: [
@@ -144,56 +148,77 @@ struct ProductListViewModelTests {
         UpstreamError(kind: .decoding, message: "product API sent a response that could not be read"),
     ])
     func everyErrorKindLandsInLastErrorAndKeepsItems(error: UpstreamError) async throws {
-        viewModel.refresh()
-        await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
+        await store.send({
+            await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
+        }) {
+            $0.list = .loaded(page1)
+        }
 
-        try viewModel.loadMore()
-        await service.answer(.failure(error))
+        try await store.send({ try viewModel.loadMore() }) { $0.list = .loading(.nextPage(2), previous: page1) }
+        await store.send({ await service.answer(.failure(error)) }) {
+            $0.list = .failed(error, previous: page1)
+            $0.lastError = error
+        }
         #expect(viewModel.state == ProductListState(list: .failed(error, previous: page1), lastError: error))
         #expect(viewModel.state.items.count == 20, "nothing lost on failure")
         #expect(viewModel.state.json["lastError"]?["kind"] == .string(error.kind.rawValue))
 
-        viewModel.refresh()
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: page1) }
         #expect(viewModel.state == ProductListState(list: .loading(.refresh, previous: page1), lastError: error))
-        await service.answer(.failure(error))
+        await store.send({ await service.answer(.failure(error)) }) { $0.list = .failed(error, previous: page1) }
         #expect(viewModel.state == ProductListState(list: .failed(error, previous: page1), lastError: error))
 
-        viewModel.refresh()
-        await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: page1) }
+        await store.send({
+            await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
+        }) {
+            $0.list = .loaded(page1)
+            $0.lastError = nil
+        }
         #expect(viewModel.state == ProductListState(list: .loaded(page1), lastError: nil), "success clears lastError")
+        await store.finish()
     }
 
     @Test func aFailedFirstRefreshKeepsAnEmptyList() async {
         let error = UpstreamError(kind: .upstream, message: "HTTP 503", status: 503)
-        viewModel.refresh()
-        await service.answer(.failure(error))
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
+        await store.send({ await service.answer(.failure(error)) }) {
+            $0.list = .failed(error, previous: nil)
+            $0.lastError = error
+        }
         #expect(viewModel.state == ProductListState(list: .failed(error, previous: nil), lastError: error))
         #expect(viewModel.state.json["page"] == 0)
-        #expect(throws: CommandDisabled("no page is loaded yet; refresh first")) { try viewModel.loadMore() }
+        await store.sendWithoutChange {
+            #expect(throws: CommandDisabled("no page is loaded yet; refresh first")) { try viewModel.loadMore() }
+        }
+        await store.finish()
     }
 
     @Test func waitUntilIdleReturnsWhenTheLoadFinishes() async {
-        viewModel.refresh()
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
         let waiter = Task { @LoopActor in
             await viewModel.waitUntilIdle()
             return viewModel.state.list
         }
         await settle()
-        await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
+        await store.send({
+            await service.answer(.success(ProductPage(items: products(0..<20), page: 1, hasMore: true)))
+        }) {
+            $0.list = .loaded(page1)
+        }
         #expect(await waiter.value == .loaded(page1))
+        await store.finish()
     }
 
     @Test func aCancelledWaiterReturnsAtOnce() async {
-        viewModel.refresh()
+        await store.send({ viewModel.refresh() }) { $0.list = .loading(.refresh, previous: nil) }
         let waiter = Task { @LoopActor in await viewModel.waitUntilIdle() }
         await settle()
         waiter.cancel()
         await waiter.value
         #expect(viewModel.isBusy, "the load itself goes on")
+        await store.send({ viewModel.cancel() }) { $0.list = .idle }
+        await store.finish()
     }
-}
-
-@LoopActor
-final class StateRecorder {
-    var states: [ProductListState] = []
 }

@@ -11,13 +11,17 @@ struct SearchViewModelTests {
     let service = FakeFlickrService()
     let clock = TestClock()
     let viewModel: SearchViewModel
+    let store: ViewModelTestStore<SearchViewModel>
 
     init() {
         viewModel = SearchViewModel(service: service, clock: clock)
+        store = ViewModelTestStore(viewModel, clock: clock, service: service)
     }
 
-    func results(_ text: String, pages: [Int], pageCount: Int = 3) -> SearchResults {
-        let photos = pages.flatMap { photoPage(text: text, page: $0, pages: pageCount).photos.map(PhotoCell.init) }
+    func results(_ text: String, pages: [Int], pageCount: Int = 3, count: Int = 3) -> SearchResults {
+        let photos = pages.flatMap {
+            photoPage(text: text, page: $0, pages: pageCount, count: count).photos.map(PhotoCell.init)
+        }
         return SearchResults(
             searchString: text, totalResults: 150, page: pages.last ?? 0, pages: pageCount, photos: photos)
     }
@@ -29,6 +33,29 @@ struct SearchViewModelTests {
         )
     }
 
+    /// Sends `execute(text:)`: the text changes (unless it is the text already), then page 1 of it starts loading
+    /// with `previous` shown meanwhile.
+    func execute(
+        _ text: String, previous: SearchResults? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let loading = Loadable<SearchResults, SearchRequest>.loading(
+            SearchRequest(text: text, page: 1), previous: previous)
+        if store.state.searchText == text {
+            try await store.send(
+                { try viewModel.execute(text: text) }, { $0.results = loading }, sourceLocation: sourceLocation)
+        } else {
+            try await store.send(
+                { try viewModel.execute(text: text) }, { $0.searchText = text }, sourceLocation: sourceLocation)
+            store.receive({ $0.results = loading }, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Answers the search of page `page` of `text` with a page of `count` photos of `pages`.
+    func answerSearch(_ text: String, page: Int = 1, pages: Int = 3, count: Int = 3) async {
+        await service.answer(
+            .search(text, page), with: .success(.page(photoPage(text: text, page: page, pages: pages, count: count))))
+    }
+
     @Test func initialState() {
         #expect(viewModel.state == SearchState())
         #expect(viewModel.state.json["title"] == "Flickr Search")
@@ -37,30 +64,62 @@ struct SearchViewModelTests {
         #expect(viewModel.state.canLoadMore == false)
     }
 
+    /// The store itself: a change left for the next command, a sleeper on the test clock, or an upstream call not
+    /// answered fails the test.
+    @Test func theTestStoreFailsOnUnassertedChangesSleepersAndUnansweredCalls() async throws {
+        try viewModel.execute(text: "kittens")
+        await withKnownIssue("two changes were not asserted before the next command") {
+            await store.sendWithoutChange { viewModel.cancel() }
+        }
+        await store.send({ viewModel.setText("puppies", autoSearch: true) }) { $0.searchText = "puppies" }
+        await withKnownIssue("the debounce sleeps on the clock") { await store.finish() }
+        await store.advance(by: SearchViewModel.debounceInterval) {
+            $0.results = .loading(SearchRequest(text: "puppies", page: 1), previous: nil)
+        }
+        viewModel.cancel()
+        await withKnownIssue("the cancel's change was not asserted") { await store.finish() }
+        store.receive { $0.results = .idle }
+        try await execute("puppies")
+        await withKnownIssue("the search still waits for its answer") { await store.finish() }
+        await store.send({ await answerSearch("puppies") }) {
+            $0.results = .loaded(results("puppies", pages: [1]))
+            $0.recentSearches = [recent("puppies")]
+        }
+        await store.finish()
+    }
+
     @Test(arguments: [
         ("", false), ("cat", false), ("  cat  ", false), ("cats", true), ("  cats ", true), ("a b ", false),
         ("a  b", true), ("\tdogs\n", true),
     ])
-    func canSearchNeedsMoreThanThreeTrimmedCharacters(text: String, expected: Bool) throws {
-        viewModel.setText(text)
+    func canSearchNeedsMoreThanThreeTrimmedCharacters(text: String, expected: Bool) async throws {
+        await store.send({ viewModel.setText(text) }) { $0.searchText = text }
         #expect(viewModel.state == SearchState(searchText: text))
         #expect(viewModel.state.canSearch == expected)
         if !expected {
-            #expect(throws: CommandDisabled.self) { try viewModel.execute() }
+            await store.sendWithoutChange {
+                #expect(throws: CommandDisabled.self) { try viewModel.execute() }
+            }
             #expect(service.calls.isEmpty)
         }
+        await store.finish()
     }
 
     @Test func executeSearchesTrimmedTextAndRemembersIt() async throws {
-        viewModel.setText(" kittens ")
-        try viewModel.execute()
+        await store.send({ viewModel.setText(" kittens ") }) { $0.searchText = " kittens " }
+        try await store.send({ try viewModel.execute() }) {
+            $0.results = .loading(SearchRequest(text: "kittens", page: 1), previous: nil)
+        }
         #expect(
             viewModel.state
                 == SearchState(
                     searchText: " kittens ", results: .loading(SearchRequest(text: "kittens", page: 1), previous: nil)))
         #expect(viewModel.state.isSearching)
 
-        await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
+        await store.send({ await answerSearch("kittens") }) {
+            $0.results = .loaded(results("kittens", pages: [1]))
+            $0.recentSearches = [recent("kittens")]
+        }
         #expect(
             viewModel.state
                 == SearchState(
@@ -74,79 +133,86 @@ struct SearchViewModelTests {
                 "url": "https://live.staticflickr.com/65535/kittens-1-0_abcdef1234_m.jpg", "favorites": nil,
                 "comments": nil,
             ])
+        await store.finish()
     }
 
     @Test func debounceRunsOneSearchAfterSeveralQuickEdits() async {
         for text in ["k", "ki", "kit", "kitt", "kitte", "kitten"] {
-            viewModel.setText(text, autoSearch: true)
-            await settle()
-            clock.advance(by: .milliseconds(100))
-            await settle()
+            await store.send({ viewModel.setText(text, autoSearch: true) }) { $0.searchText = text }
+            await store.advance(by: .milliseconds(100))
         }
         #expect(service.calls.isEmpty, "no search while typing")
         #expect(viewModel.state == SearchState(searchText: "kitten"))
 
-        clock.advance(by: .milliseconds(199))
-        await settle()
+        await store.advance(by: .milliseconds(199))
         #expect(service.calls.isEmpty)
-        clock.advance(by: .milliseconds(1))
-        await settle()
+        await store.advance(by: .milliseconds(1)) {
+            $0.results = .loading(SearchRequest(text: "kitten", page: 1), previous: nil)
+        }
         #expect(service.calls == [.search("kitten", 1)])
         #expect(
             viewModel.state
                 == SearchState(
                     searchText: "kitten", results: .loading(SearchRequest(text: "kitten", page: 1), previous: nil)))
+
+        await store.send({ await answerSearch("kitten") }) {
+            $0.results = .loaded(results("kitten", pages: [1]))
+            $0.recentSearches = [recent("kitten")]
+        }
+        await store.finish()
     }
 
     @Test func debounceSkipsTextThatCannotSearch() async {
-        viewModel.setText("cat", autoSearch: true)
-        await settle()
-        clock.advance(by: .seconds(1))
-        await settle()
+        await store.send({ viewModel.setText("cat", autoSearch: true) }) { $0.searchText = "cat" }
+        await store.advance(by: .seconds(1))
         #expect(service.calls.isEmpty)
         #expect(viewModel.isBusy == false)
+        await store.finish()
     }
 
     @Test func textWithoutAutoSearchDropsThePendingAutomaticSearch() async {
-        viewModel.setText("kittens", autoSearch: true)
-        await settle()
-        viewModel.setText("kittens!")
-        clock.advance(by: .seconds(1))
-        await settle()
+        await store.send({ viewModel.setText("kittens", autoSearch: true) }) { $0.searchText = "kittens" }
+        await store.send({ viewModel.setText("kittens!") }) { $0.searchText = "kittens!" }
+        await store.advance(by: .seconds(1))
         #expect(service.calls.isEmpty)
         #expect(clock.sleeperCount == 0)
+        await store.finish()
     }
 
     @Test func latestWinsAndCancelsTheSearchInFlight() async throws {
-        try viewModel.execute(text: "kittens")
-        await settle()
-        try viewModel.execute(text: "puppies")
-        await settle()
+        try await execute("kittens")
+        try await execute("puppies")
         #expect(service.cancelled == [.search("kittens", 1)], "the first search was cancelled upstream")
         #expect(
             viewModel.state
                 == SearchState(
                     searchText: "puppies", results: .loading(SearchRequest(text: "puppies", page: 1), previous: nil)))
 
-        await service.answer(.search("puppies", 1), with: .success(.page(photoPage(text: "puppies", page: 1))))
+        await store.send({ await answerSearch("puppies") }) {
+            $0.results = .loaded(results("puppies", pages: [1]))
+            $0.recentSearches = [recent("puppies")]
+        }
         #expect(
             viewModel.state
                 == SearchState(
                     searchText: "puppies", results: .loaded(results("puppies", pages: [1])),
                     recentSearches: [recent("puppies")]
                 ))
+        await store.finish()
     }
 
     @Test func cancelRestoresThePreviousResultsWithoutError() async throws {
-        try viewModel.execute(text: "kittens")
-        await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
-        try viewModel.execute(text: "puppies")
-        await settle()
+        try await execute("kittens")
+        await store.send({ await answerSearch("kittens") }) {
+            $0.results = .loaded(results("kittens", pages: [1]))
+            $0.recentSearches = [recent("kittens")]
+        }
+        try await execute("puppies", previous: results("kittens", pages: [1]))
         #expect(
             viewModel.state.results
                 == .loading(SearchRequest(text: "puppies", page: 1), previous: results("kittens", pages: [1])))
 
-        viewModel.cancel()
+        await store.send({ viewModel.cancel() }) { $0.results = .loaded(results("kittens", pages: [1])) }
         #expect(
             viewModel.state
                 == SearchState(
@@ -154,24 +220,32 @@ struct SearchViewModelTests {
                     recentSearches: [recent("kittens")],
                     lastError: nil
                 ))
-        await settle()
         #expect(service.cancelled == [.search("puppies", 1)])
         #expect(!viewModel.state.isSearching)
+        await store.finish()
     }
 
     @Test func loadMoreAppendsPagesUntilTheLast() async throws {
-        try viewModel.execute(text: "kittens")
-        await service.answer(
-            .search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1, pages: 2))))
-        try viewModel.loadMore()
+        try await execute("kittens")
+        await store.send({ await answerSearch("kittens", pages: 2) }) {
+            $0.results = .loaded(results("kittens", pages: [1], pageCount: 2))
+            $0.recentSearches = [recent("kittens")]
+        }
+        try await store.send({ try viewModel.loadMore() }) {
+            $0.results = .loading(
+                SearchRequest(text: "kittens", page: 2), previous: results("kittens", pages: [1], pageCount: 2))
+        }
         #expect(
             viewModel.state.results
                 == .loading(
                     SearchRequest(text: "kittens", page: 2), previous: results("kittens", pages: [1], pageCount: 2)))
-        #expect(throws: CommandDisabled("a search is in progress")) { try viewModel.loadMore() }
+        await store.sendWithoutChange {
+            #expect(throws: CommandDisabled("a search is in progress")) { try viewModel.loadMore() }
+        }
 
-        await service.answer(
-            .search("kittens", 2), with: .success(.page(photoPage(text: "kittens", page: 2, pages: 2))))
+        await store.send({ await answerSearch("kittens", page: 2, pages: 2) }) {
+            $0.results = .loaded(results("kittens", pages: [1, 2], pageCount: 2))
+        }
         #expect(
             viewModel.state
                 == SearchState(
@@ -182,11 +256,17 @@ struct SearchViewModelTests {
                     ]
                 ))
         #expect(viewModel.state.canLoadMore == false)
-        #expect(throws: CommandDisabled("all 2 pages are loaded")) { try viewModel.loadMore() }
+        await store.sendWithoutChange {
+            #expect(throws: CommandDisabled("all 2 pages are loaded")) { try viewModel.loadMore() }
+        }
+        await store.finish()
     }
 
-    @Test func loadMoreBeforeAnyResultsIsDisabled() {
-        #expect(throws: CommandDisabled("there are no results to extend")) { try viewModel.loadMore() }
+    @Test func loadMoreBeforeAnyResultsIsDisabled() async {
+        await store.sendWithoutChange {
+            #expect(throws: CommandDisabled("there are no results to extend")) { try viewModel.loadMore() }
+        }
+        await store.finish()
     }
 
     @Test(arguments: [
@@ -196,12 +276,18 @@ struct SearchViewModelTests {
         UpstreamError(kind: .decoding, message: "flickr sent a response that could not be read"),
     ])
     func everyErrorKindKeepsThePreviousResults(error: UpstreamError) async throws {
-        try viewModel.execute(text: "kittens")
-        await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
+        try await execute("kittens")
+        await store.send({ await answerSearch("kittens") }) {
+            $0.results = .loaded(results("kittens", pages: [1]))
+            $0.recentSearches = [recent("kittens")]
+        }
         let kept = results("kittens", pages: [1])
 
-        try viewModel.execute(text: "puppies")
-        await service.answer(.search("puppies", 1), with: .failure(error))
+        try await execute("puppies", previous: kept)
+        await store.send({ await service.answer(.search("puppies", 1), with: .failure(error)) }) {
+            $0.results = .failed(error, previous: kept)
+            $0.lastError = error
+        }
         #expect(
             viewModel.state
                 == SearchState(
@@ -211,45 +297,76 @@ struct SearchViewModelTests {
         #expect(viewModel.state.json["results"]?["status"] == "failed")
         #expect(viewModel.state.json["results"]?["error"] == error.json)
 
-        try viewModel.loadMore()
-        await service.answer(.search("kittens", 2), with: .failure(error))
+        try await store.send({ try viewModel.loadMore() }) {
+            $0.results = .loading(SearchRequest(text: "kittens", page: 2), previous: kept)
+        }
+        await store.send({ await service.answer(.search("kittens", 2), with: .failure(error)) }) {
+            $0.results = .failed(error, previous: kept)
+        }
         #expect(viewModel.state.results == .failed(error, previous: kept))
 
-        try viewModel.execute(text: "puppies")
-        await service.answer(.search("puppies", 1), with: .success(.page(photoPage(text: "puppies", page: 1))))
+        try await execute("puppies", previous: kept)
+        await store.send({ await answerSearch("puppies") }) {
+            $0.results = .loaded(results("puppies", pages: [1]))
+            $0.recentSearches = [recent("puppies"), recent("kittens")]
+            $0.lastError = nil
+        }
         #expect(viewModel.state.lastError == nil, "the next success clears lastError")
         #expect(viewModel.state.recentSearches == [recent("puppies"), recent("kittens")])
+        await store.finish()
     }
 
     @Test func recentSearchesAreUniqueMostRecentFirstAndAtMostTen() async throws {
+        var shown: SearchResults? = nil
         for index in 0..<12 {
-            try viewModel.execute(text: "search \(index)")
-            await service.answer(
-                .search("search \(index)", 1), with: .success(.page(photoPage(text: "search \(index)", page: 1))))
+            let text = "search \(index)"
+            try await execute(text, previous: shown)
+            await store.send({ await answerSearch(text) }) {
+                $0.results = .loaded(results(text, pages: [1]))
+                $0.recentSearches = (0...index).reversed().prefix(10).map { recent("search \($0)") }
+            }
+            shown = results(text, pages: [1])
         }
-        try viewModel.execute(text: "search 5")
-        await service.answer(.search("search 5", 1), with: .success(.page(photoPage(text: "search 5", page: 1))))
+        try await execute("search 5", previous: shown)
+        await store.send({ await answerSearch("search 5") }) {
+            $0.results = .loaded(results("search 5", pages: [1]))
+            $0.recentSearches = [5, 11, 10, 9, 8, 7, 6, 4, 3, 2].map { recent("search \($0)") }
+        }
         #expect(
             viewModel.state.recentSearches.map(\.searchString) == [
                 "search 5", "search 11", "search 10", "search 9", "search 8", "search 7", "search 6", "search 4",
                 "search 3", "search 2",
             ])
+        await store.finish()
     }
 
     @Test func visiblePhotosLoadMetadataOnceAFewAtATime() async throws {
-        try viewModel.execute(text: "kittens")
-        let page = photoPage(text: "kittens", page: 1, count: 6)
-        await service.answer(.search("kittens", 1), with: .success(.page(page)))
-        let ids = page.photos.map(\.id)
+        try await execute("kittens")
+        var shown = results("kittens", pages: [1], count: 6)
+        await store.send({ await answerSearch("kittens", count: 6) }) {
+            $0.results = .loaded(shown)
+            $0.recentSearches = [recent("kittens")]
+        }
+        let ids = shown.photos.map(\.id)
 
-        viewModel.visible(ids)
-        await settle()
+        /// Answers both counts of photo `index`: one change, when the second arrives.
+        func answerMetadata(_ index: Int, favorites: Int, comments: Int) async {
+            await store.sendWithoutChange {
+                await service.answer(.favorites(ids[index]), with: .success(.count(favorites)))
+            }
+            shown.photos[index].favorites = favorites
+            shown.photos[index].comments = comments
+            await store.send({ await service.answer(.comments(ids[index]), with: .success(.count(comments))) }) {
+                $0.results = .loaded(shown)
+            }
+        }
+
+        await store.sendWithoutChange { viewModel.visible(ids) }
         let firstFour = ids.prefix(4).flatMap { [FakeFlickrService.Call.favorites($0), .comments($0)] }
         #expect(Set(service.pendingCalls) == Set(firstFour), "four photos at a time")
         #expect(service.pendingCalls.count == 8)
 
-        await service.answer(.favorites(ids[0]), with: .success(.count(7)))
-        await service.answer(.comments(ids[0]), with: .success(.count(2)))
+        await answerMetadata(0, favorites: 7, comments: 2)
         #expect(viewModel.state.results.value?.photos[0].favorites == 7)
         #expect(viewModel.state.results.value?.photos[0].comments == 2)
         #expect(service.pendingCalls.contains(.favorites(ids[4])), "the next photo started")
@@ -257,54 +374,63 @@ struct SearchViewModelTests {
         // Scrolling: photos 1 and 2 leave the screen; their loads go on (the upstream calls are made anyway, and
         // a scrolling loop must not start them again and again). Photo 0 is not loaded again.
         let callsBefore = service.calls.count
-        viewModel.visible([ids[0], ids[3], ids[4], ids[5]])
-        await settle()
+        await store.sendWithoutChange { viewModel.visible([ids[0], ids[3], ids[4], ids[5]]) }
         #expect(service.cancelled.isEmpty)
         #expect(!service.calls[callsBefore...].contains(.favorites(ids[0])))
         #expect(!service.pendingCalls.contains(.favorites(ids[5])), "at most four at a time")
 
         // Photo 1's load finishes while it is off screen; it is shown when it comes back, never loaded again.
-        await service.answer(.favorites(ids[1]), with: .success(.count(5)))
-        await service.answer(.comments(ids[1]), with: .success(.count(1)))
+        await answerMetadata(1, favorites: 5, comments: 1)
         #expect(service.pendingCalls.contains(.favorites(ids[5])), "the next photo started")
-        for id in [ids[2], ids[3], ids[4], ids[5]] {
-            await service.answer(.favorites(id), with: .success(.count(1)))
-            await service.answer(.comments(id), with: .success(.count(0)))
+        for index in 2...5 {
+            await answerMetadata(index, favorites: 1, comments: 0)
         }
         let callsAfter = service.calls.count
-        viewModel.visible([ids[1]])
-        viewModel.visible([])
-        viewModel.visible([ids[1], ids[2]])
-        await settle()
+        await store.sendWithoutChange {
+            viewModel.visible([ids[1]])
+            viewModel.visible([])
+            viewModel.visible([ids[1], ids[2]])
+        }
         #expect(service.calls.count == callsAfter, "every photo was loaded once")
         #expect(viewModel.state.results.value?.photos.map(\.comments) == [2, 1, 0, 0, 0, 0])
+        await store.finish()
     }
 
     @Test func aPhotoWhoseMetadataFailedIsNotLoadedAgainForTheseResults() async throws {
-        try viewModel.execute(text: "kittens")
-        let page = photoPage(text: "kittens", page: 1, count: 1)
-        await service.answer(.search("kittens", 1), with: .success(.page(page)))
-        let photo = page.photos[0].id
-        viewModel.visible([photo])
-        await settle()
+        try await execute("kittens")
+        await store.send({ await answerSearch("kittens", count: 1) }) {
+            $0.results = .loaded(results("kittens", pages: [1], count: 1))
+            $0.recentSearches = [recent("kittens")]
+        }
+        let photo = "kittens-1-0"
+        await store.sendWithoutChange { viewModel.visible([photo]) }
         // NB: the comments call is cancelled with the failed favorites call (one load of the pair).
-        await service.answer(.favorites(photo), with: .failure(UpstreamError(kind: .network, message: "reset")))
+        await store.sendWithoutChange {
+            await service.answer(.favorites(photo), with: .failure(UpstreamError(kind: .network, message: "reset")))
+        }
         let calls = service.calls.count
-        for _ in 0..<5 { viewModel.visible([photo]) }
-        await settle()
+        await store.sendWithoutChange {
+            for _ in 0..<5 { viewModel.visible([photo]) }
+        }
         #expect(service.calls.count == calls)
+        await store.finish()
     }
 
     @Test func waitUntilIdleCoversTheDebounceAndTheSearch() async {
-        viewModel.setText("kittens", autoSearch: true)
+        await store.send({ viewModel.setText("kittens", autoSearch: true) }) { $0.searchText = "kittens" }
         let waiter = Task { @LoopActor in
             await viewModel.waitUntilIdle()
             return viewModel.state.results.value?.searchString
         }
         await settle()
-        clock.advance(by: .milliseconds(300))
-        await settle()
-        await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
+        await store.advance(by: .milliseconds(300)) {
+            $0.results = .loading(SearchRequest(text: "kittens", page: 1), previous: nil)
+        }
+        await store.send({ await answerSearch("kittens") }) {
+            $0.results = .loaded(results("kittens", pages: [1]))
+            $0.recentSearches = [recent("kittens")]
+        }
         #expect(await waiter.value == "kittens")
+        await store.finish()
     }
 }

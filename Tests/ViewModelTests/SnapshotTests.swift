@@ -28,11 +28,49 @@ struct SnapshotTests {
         await service.answer(.comments(firstPhoto), with: .success(.count(2)))
         #expect(original.state.results.value?.photos.first?.favorites == 7)
 
-        let restored = SearchViewModel(service: FakeFlickrService(), clock: TestClock())
-        try restored.restore(snapshot(of: original))
+        let other = FakeFlickrService()
+        let clock = TestClock()
+        let restored = SearchViewModel(service: other, clock: clock)
+        let store = ViewModelTestStore(restored, clock: clock, service: other)
+        try await store.send({ try restored.restore(snapshot(of: original)) }) { $0 = original.state }
         #expect(restored.state == original.state)
         #expect(restored.state.json == original.state.json)
         #expect(!restored.isBusy)
+        #expect(other.calls.isEmpty)
+        await store.finish()
+    }
+
+    @Test func aPendingAutomaticSearchIsScheduledAgainWhereItIsRestored() async throws {
+        let original = SearchViewModel(service: FakeFlickrService(), clock: TestClock())
+        original.setText("kittens", autoSearch: true)
+        let snapshot = try snapshot(of: original)
+        original.shutdown()
+
+        let other = FakeFlickrService()
+        let clock = TestClock()
+        let restored = SearchViewModel(service: other, clock: clock)
+        let store = ViewModelTestStore(restored, clock: clock, service: other)
+        try await store.send({ try restored.restore(snapshot) }) { $0.searchText = "kittens" }
+        #expect(restored.isBusy, "the automatic search is pending")
+        await store.advance(by: SearchViewModel.debounceInterval - .milliseconds(1))
+        #expect(other.calls.isEmpty)
+        await store.advance(by: .milliseconds(1)) {
+            $0.results = .loading(SearchRequest(text: "kittens", page: 1), previous: nil)
+        }
+        await store.send({
+            await other.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
+        }) {
+            $0.results = .loaded(
+                SearchResults(
+                    searchString: "kittens", totalResults: 150, page: 1, pages: 3,
+                    photos: photoPage(text: "kittens", page: 1).photos.map(PhotoCell.init)))
+            $0.recentSearches = [
+                RecentSearch(
+                    searchString: "kittens", totalResults: 150,
+                    thumbnailUrl: "https://live.staticflickr.com/65535/kittens-1-0_abcdef1234_s.jpg")
+            ]
+        }
+        await store.finish()
     }
 
     @Test func aSearchInFlightRunsAgainWhereItIsRestored() async throws {
@@ -44,15 +82,29 @@ struct SnapshotTests {
         let snapshot = try snapshot(of: original)
 
         let other = FakeFlickrService()
-        let restored = SearchViewModel(service: other, clock: TestClock())
-        try restored.restore(snapshot)
+        let clock = TestClock()
+        let restored = SearchViewModel(service: other, clock: clock)
+        let store = ViewModelTestStore(restored, clock: clock, service: other)
+        // The restored state shows the results the load started on, then that load starts again.
+        var shown = try #require(original.state.results.value)
+        try await store.send({ try restored.restore(snapshot) }) {
+            $0 = original.state
+            $0.results = .loaded(shown)
+        }
+        store.receive { $0.results = original.state.results }
         #expect(restored.state.json == original.state.json, "the same state, page 2 loading")
-        await settle()
         #expect(other.pendingCalls == [.search("kittens", 2)], "the interrupted page is requested again")
-        await other.answer(.search("kittens", 2), with: .success(.page(photoPage(text: "kittens", page: 2))))
+        shown.photos += photoPage(text: "kittens", page: 2).photos.map(PhotoCell.init)
+        shown.page = 2
+        await store.send({
+            await other.answer(.search("kittens", 2), with: .success(.page(photoPage(text: "kittens", page: 2))))
+        }) {
+            $0.results = .loaded(shown)
+        }
         #expect(restored.state.results.value?.page == 2)
         #expect(restored.state.results.value?.photos.count == 6)
         #expect(!restored.isBusy)
+        await store.finish()
     }
 
     @Test func aProductListRestoresAndAnInterruptedLoadRunsAgain() async throws {
@@ -64,13 +116,21 @@ struct SnapshotTests {
 
         let other = FakeProductService()
         let restored = ProductListViewModel(service: other)
-        try restored.restore(snapshot(of: original))
+        let store = ViewModelTestStore(restored, service: other)
+        // The restored state shows the list the load started on, then that load starts again.
+        let page1 = ProductList(items: products(0..<20), page: 1, hasMore: true)
+        try await store.send({ try restored.restore(snapshot(of: original)) }) { $0.list = .loaded(page1) }
+        store.receive { $0.list = .loading(.nextPage(2), previous: page1) }
         #expect(restored.state == original.state)
-        await settle()
         #expect(other.pendingPages == [2])
-        await other.answer(.success(ProductPage(items: products(20..<40), page: 2, hasMore: false)))
+        await store.send({
+            await other.answer(.success(ProductPage(items: products(20..<40), page: 2, hasMore: false)))
+        }) {
+            $0.list = .loaded(ProductList(items: products(0..<40), page: 2, hasMore: false))
+        }
         #expect(restored.state.items.count == 40)
         #expect(restored.state.lastError == nil)
+        await store.finish()
     }
 
     @Test func failuresAndErrorsSurviveASnapshot() async throws {
@@ -78,10 +138,13 @@ struct SnapshotTests {
         let original = ProductListViewModel(service: service)
         original.refresh()
         await service.answer(.failure(UpstreamError(kind: .upstream, message: "HTTP 503", status: 503)))
-        let restored = ProductListViewModel(service: FakeProductService())
-        try restored.restore(snapshot(of: original))
+        let other = FakeProductService()
+        let restored = ProductListViewModel(service: other)
+        let store = ViewModelTestStore(restored, service: other)
+        try await store.send({ try restored.restore(snapshot(of: original)) }) { $0 = original.state }
         #expect(restored.state == original.state)
         #expect(restored.state.lastError?.status == 503)
+        await store.finish()
     }
 
     @Test(arguments: [
@@ -91,10 +154,15 @@ struct SnapshotTests {
         #"{"state": {"searchText": "a", "results": {"status": "idle"}, "recentSearches": [{"searchString": 5}], "lastError": null}, "debouncePending": false}"#,
         #"{"state": {"searchText": "a", "results": {"status": "idle"}, "recentSearches": [], "lastError": {"kind": "alien", "message": "x"}}, "debouncePending": false}"#,
     ])
-    func corruptSnapshotsAreErrorsAndChangeNothing(text: String) throws {
-        let viewModel = SearchViewModel(service: FakeFlickrService(), clock: TestClock())
-        viewModel.setText("kept")
-        #expect(throws: SnapshotError.self) { try viewModel.restore(JSONParser.parse(text)) }
+    func corruptSnapshotsAreErrorsAndChangeNothing(text: String) async throws {
+        let clock = TestClock()
+        let viewModel = SearchViewModel(service: FakeFlickrService(), clock: clock)
+        let store = ViewModelTestStore(viewModel, clock: clock)
+        await store.send({ viewModel.setText("kept") }) { $0.searchText = "kept" }
+        await store.sendWithoutChange {
+            #expect(throws: SnapshotError.self) { try viewModel.restore(JSONParser.parse(text)) }
+        }
         #expect(viewModel.state == SearchState(searchText: "kept"))
+        await store.finish()
     }
 }

@@ -86,9 +86,9 @@ struct ViewModelStateTests {
         ])
     }
 
-    /// The results member compares the results in place (`sameResults`): the same answer as the results' `==`
-    /// for every pair of cases, and of payloads within a case.
-    @Test func searchResultsComparedInPlaceAgreeWithEquality() {
+    /// The results member says the results differ exactly when they are not equal: for every pair of cases, and
+    /// of payloads within a case.
+    @Test func theResultsMemberDiffersExactlyWhenTheResultsDo() throws {
         let page1 = SearchResults(searchString: "kittens", totalResults: 90, page: 1, pages: 3, photos: photos(0..<3))
         var page2 = page1
         page2.page = 2
@@ -101,15 +101,17 @@ struct ViewModelStateTests {
             .loaded(page1), .loaded(page2), .failed(timedOut, previous: nil), .failed(timedOut, previous: page1),
             .failed(refused, previous: page1),
         ]
+        let member = try #require(SearchState.jsonMembers.first { $0.key == "results" })
         for old in results {
             for new in results {
-                let same = SearchState.sameResults(SearchState(results: old), SearchState(results: new))
+                let same = !member.differs(SearchState(results: old), SearchState(results: new))
                 #expect(same == (old == new), "\(old) → \(new)")
             }
         }
     }
 
-    /// `SearchState` keeps its fields in a shared box: copies must still behave as independent values.
+    /// `SearchState` keeps its results in a shared box (`CopyOnWrite`): copies must still behave as independent
+    /// values.
     @Test func searchStateCopiesAreIndependentValues() {
         let page1 = SearchResults(searchString: "kittens", totalResults: 90, page: 1, pages: 3, photos: photos(0..<3))
         let recent = RecentSearch(searchString: "kittens", totalResults: 90, thumbnailUrl: nil)

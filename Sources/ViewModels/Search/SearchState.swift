@@ -69,82 +69,26 @@ public struct SearchState: ViewModelState {
     public static let recentSearchLimit = 10
 
     /// The text in the search field, as typed.
-    public var searchText: String {
-        _read { yield storage.fields.searchText }
-        _modify {
-            makeStorageUnique()
-            yield &storage.fields.searchText
-        }
-    }
+    public var searchText: String
     /// The results, loading state and failure as one value.
-    public var results: Loadable<SearchResults, SearchRequest> {
-        _read { yield storage.fields.results }
-        _modify {
-            makeStorageUnique()
-            yield &storage.fields.results
-        }
-    }
-    /// Successful searches, most recent first, unique by text.
-    public var recentSearches: [RecentSearch] {
-        _read { yield storage.fields.recentSearches }
-        _modify {
-            makeStorageUnique()
-            yield &storage.fields.recentSearches
-        }
-    }
-    /// The most recent failure; cleared by the next successful load.
-    public var lastError: UpstreamError? {
-        _read { yield storage.fields.lastError }
-        _modify {
-            makeStorageUnique()
-            yield &storage.fields.lastError
-        }
-    }
-
-    /// The fields, shared between copies until one of them changes (copy on write).
     ///
-    /// NB: measured: the state is copied ~14 times per command (the model's `didSet`, the tracker's published
-    /// state, each renderer), and each copy of the fields themselves retained every string and array in them
-    /// through generic value witnesses; a copy of the box is one retain. The fields are read in place
-    /// (`_read`): a getter would copy `results` on every read.
-    private var storage: Storage
+    /// NB: copy on write: the state is copied several times per command and the results rarely change
+    /// (docs/performance.md, "Receipts").
+    @CopyOnWrite public var results: Loadable<SearchResults, SearchRequest>
+    /// Successful searches, most recent first, unique by text.
+    public var recentSearches: [RecentSearch]
+    /// The most recent failure; cleared by the next successful load.
+    public var lastError: UpstreamError?
 
     /// Creates a state; the default is the empty screen.
     public init(
         searchText: String = "", results: Loadable<SearchResults, SearchRequest> = .idle,
         recentSearches: [RecentSearch] = [], lastError: UpstreamError? = nil
     ) {
-        storage = Storage(
-            Fields(searchText: searchText, results: results, recentSearches: recentSearches, lastError: lastError))
-    }
-
-    /// Gives this state a box of its own before a field changes.
-    private mutating func makeStorageUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-    }
-
-    public static func == (lhs: SearchState, rhs: SearchState) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
-    }
-
-    /// The fields of a ``SearchState``.
-    private struct Fields: Equatable {
-        var searchText: String
-        var results: Loadable<SearchResults, SearchRequest>
-        var recentSearches: [RecentSearch]
-        var lastError: UpstreamError?
-    }
-
-    /// The box of a ``SearchState``'s fields.
-    ///
-    /// NB: `@unchecked Sendable`: a box is mutated only through a state that holds the only reference to it
-    /// (``makeStorageUnique()``), so a box that two states, or two threads, can see is never written.
-    private final class Storage: @unchecked Sendable {
-        var fields: Fields
-
-        init(_ fields: Fields) {
-            self.fields = fields
-        }
+        self.searchText = searchText
+        self.results = results
+        self.recentSearches = recentSearches
+        self.lastError = lastError
     }
 
     /// The text a search would use: `searchText` without surrounding white space.
@@ -154,20 +98,20 @@ public struct SearchState: ViewModelState {
     public var canSearch: Bool { Self.trimmedCount(searchText) > 3 }
 
     /// Whether a search (any page) is in flight.
-    /// NB: a `switch` here over every case, binding nothing: `results.isLoading` copied the results (every
-    /// reference in them retained and released) for each of the two states compared at every change
-    /// (docs/performance.md, "Receipts").
+    /// NB: a `switch` over every case, binding nothing, on the results read in their box (`_results.wrappedValue`;
+    /// `results` returns a copy): both are asked of the two states compared at every change (docs/performance.md,
+    /// "Receipts").
     public var isSearching: Bool {
-        switch results {
+        switch _results.wrappedValue {
         case .loading: true
         case .idle, .loaded, .failed: false
         }
     }
 
     /// Whether load-more is enabled: results shown, more pages, nothing in flight.
-    /// NB: read in place, not through `results.value` (a copy of the results at every change of the state).
+    /// NB: read in place, like ``isSearching``.
     public var canLoadMore: Bool {
-        switch results {
+        switch _results.wrappedValue {
         case .loaded(let value): value.page < value.pages
         case .failed(_, let previous?): previous.page < previous.pages
         case .idle, .loading, .failed(_, nil): false
@@ -180,41 +124,13 @@ public struct SearchState: ViewModelState {
         StateMember("searchText", { $0.searchText }, json: { .string($0) }),
         StateMember("canSearch", { $0.canSearch }, json: { .bool($0) }),
         StateMember("isSearching", { $0.isSearching }, json: { .bool($0) }),
-        StateMember("results", differs: { !sameResults($0, $1) }, json: { $0.results.json { $0.json } }),
+        StateMember("results", differs: { $0._results != $1._results }, json: { $0.results.json { $0.json } }),
         StateMember("canLoadMore", { $0.canLoadMore }, json: { .bool($0) }),
         StateMember(
             "recentSearches", differs: { $0.recentSearches != $1.recentSearches },
             json: { .array($0.recentSearches.map(\.json)) }),
         StateMember("lastError", { $0.lastError }, json: { $0?.json ?? .null }),
     ]
-
-    /// Whether `a` and `b` show the same results.
-    /// NB: one `switch` per side, comparing the payloads of equal cases: `a.results == b.results` copied both
-    /// values to compare them (every reference in them retained and released) at every change of the state.
-    static func sameResults(_ a: SearchState, _ b: SearchState) -> Bool {
-        switch a.results {
-        case .idle:
-            switch b.results {
-            case .idle: true
-            case .loading, .loaded, .failed: false
-            }
-        case .loading(let request, let previous):
-            switch b.results {
-            case .loading(let otherRequest, let otherPrevious): request == otherRequest && previous == otherPrevious
-            case .idle, .loaded, .failed: false
-            }
-        case .loaded(let value):
-            switch b.results {
-            case .loaded(let other): value == other
-            case .idle, .loading, .failed: false
-            }
-        case .failed(let error, let previous):
-            switch b.results {
-            case .failed(let otherError, let otherPrevious): error == otherError && previous == otherPrevious
-            case .idle, .loading, .loaded: false
-            }
-        }
-    }
 
     static func trim(_ text: String) -> String {
         if let trimmed = trimASCIIEdges(text) { return trimmed }
