@@ -55,6 +55,15 @@ public final class RedisJournal: SessionJournal {
     /// The writer each view model's snapshot is written with before it is copied into a write (kept: one
     /// buffer for all writes).
     private var snapshotWriter = JSONTextWriter()
+    /// The buffer a checkpoint is built in before it is compressed (kept: one buffer for all writes).
+    private var checkpointScratch: [UInt8] = []
+    /// Compresses checkpoints and large patches, inflates them on a takeover.
+    private let compressor = JournalCompressor()
+    /// A view model logged more patches than this since its checkpoint gets a new one.
+    private let checkpointPatches: Int
+    /// A view model logged more bytes than this (patches and snapshot changes) since its checkpoint gets a new
+    /// one: what a reader applies, and what Redis holds beyond the compressed checkpoint, stays small.
+    private let checkpointBytes: Int
     private var isStopped = false
     /// Whether ``flush()`` is writing the batch.
     private var isFlushing = false
@@ -63,10 +72,15 @@ public final class RedisJournal: SessionJournal {
     /// - Parameters:
     ///   - node: the node id; the owner token adds a random incarnation to it.
     ///   - idleTimeout: the sessions' idle timeout, which the Redis keys' expiry follows.
+    ///   - checkpointPatches: a view model gets a new checkpoint after this many patches since the last.
+    ///   - checkpointBytes: …or after this many bytes of patches and snapshot changes since the last.
     public init(
         client: RedisClient, store: SessionStore, node: String, idleTimeout: Duration, logger: Logger,
-        keyCapacity: Int = 256, keyBytesCapacity: Int = IdempotencyKeys.defaultMaxBytes
+        keyCapacity: Int = 256, keyBytesCapacity: Int = IdempotencyKeys.defaultMaxBytes,
+        checkpointPatches: Int = 32, checkpointBytes: Int = 4096
     ) {
+        self.checkpointPatches = checkpointPatches
+        self.checkpointBytes = checkpointBytes
         self.client = client
         self.store = store
         var generator = SystemRandomNumberGenerator()
@@ -154,7 +168,8 @@ public final class RedisJournal: SessionJournal {
         }
         if reply == .integer(0) { return .notFound }
         do {
-            let record = try JournalRecordCoding.record(id: id, reply: reply, viewModelNames: names)
+            let record = try JournalRecordCoding.record(
+                id: id, reply: reply, viewModelNames: names, compressor: compressor)
             statistics.takeovers += 1
             return .found(record)
         } catch {
@@ -291,26 +306,8 @@ public final class RedisJournal: SessionJournal {
         command.append(slots.count)
         var written: [(ViewModelSlot, Int)] = []
         for (slot, previous) in slots {
-            let channel = slot.channel
-            let held = channel.heldVersions
-            let latest = channel.latestVersion
-            let stateBytes = held.last?.stateBytes ?? channel.stateBytes
-            snapshotWriter.removeAll()
-            slot.model.writeSnapshot(to: &snapshotWriter)
-            command.append(slot.name)
-            JournalRecordCoding.appendEntry(
-                version: latest, stateBytes: stateBytes, snapshot: snapshotWriter.bytes, to: &command)
-            let replayed = full ? channel.replayedPatches : []
-            var newlyHeld = 0
-            for entry in held where full || entry.version > previous { newlyHeld += 1 }
-            command.append(replayed.count + newlyHeld)
-            for (version, patch) in replayed {
-                JournalRecordCoding.appendReplayEntry(version: version, patch: patch, to: &command)
-            }
-            for entry in held where full || entry.version > previous {
-                JournalRecordCoding.appendReplayEntry(version: entry.version, patch: entry.patch, to: &command)
-            }
-            written.append((slot, latest))
+            appendViewModel(slot, previous: previous, full: full, to: &command)
+            written.append((slot, slot.channel.latestVersion))
         }
         command.append(answers.count)
         for (key, fingerprint, answer) in answers {
@@ -324,6 +321,96 @@ public final class RedisJournal: SessionJournal {
         let started = ContinuousClock.now
         run(.write, command) { result in
             self.finishWrite(session, written: written, full: full, result: result, started: started)
+        }
+    }
+
+    /// Appends one view model's part of a write: name, checkpoint or snapshot delta, the entries its list
+    /// keeps, and its new patches (all of its ring for a `full` write).
+    ///
+    /// A checkpoint (its state and snapshot, compressed) is written by a full write, on the first write of a
+    /// view model this process has no checkpoint of, when the versions since the last one are not all in this
+    /// write, and when what was logged since it exceeds ``checkpointPatches`` patches or ``checkpointBytes``
+    /// bytes; every other write sends only the new patches and the part of the snapshot that changed since.
+    private func appendViewModel(_ slot: ViewModelSlot, previous: Int, full: Bool, to command: inout RedisCommand) {
+        let channel = slot.channel
+        let held = channel.heldVersions
+        let latest = channel.latestVersion
+        snapshotWriter.removeAll()
+        slot.model.writeSnapshot(to: &snapshotWriter)
+        let snapshot = snapshotWriter.bytes
+        // NB: loops, not `filter` and `reduce`: a closure here checks its executor on every call.
+        var newlyHeld = 0
+        var newBytes = 0
+        for entry in held where full || entry.version > previous {
+            newlyHeld += 1
+            newBytes += entry.patch.count
+        }
+        // The view model's delta, unless a checkpoint is due.
+        var delta: (prefix: Int, suffix: Int)?
+        if !full, var mark = slot.journalMark, mark.version <= previous, newlyHeld == latest - previous {
+            let common = SnapshotDelta.common(snapshot, mark)
+            mark.patches += newlyHeld
+            mark.bytes += newBytes
+            // NB: the delta replaces the previous one: only the current one counts.
+            let deltaBytes = snapshot.count - common.prefix - common.suffix
+            if mark.patches <= checkpointPatches, mark.bytes + deltaBytes <= checkpointBytes {
+                delta = common
+                slot.journalMark = mark
+            }
+        }
+        command.append(slot.name)
+        if let delta {
+            command.append("")
+            let version = slot.journalMark?.version ?? latest
+            command.appendArgument { bytes in
+                SnapshotDelta.append(
+                    version: version, prefix: delta.prefix, suffix: delta.suffix, of: snapshot, to: &bytes)
+            }
+        } else {
+            let stateBytes = held.last?.stateBytes ?? channel.stateBytes
+            JournalRecordCoding.appendCheckpoint(
+                version: latest, stateBytes: stateBytes, snapshot: snapshot, scratch: &checkpointScratch,
+                compressor: compressor, to: &command)
+            command.append("")
+            slot.journalMark = SnapshotDelta.mark(version: latest, snapshot: snapshot)
+        }
+        // What the list keeps: the replay ring as the channel will hold it once these versions are committed
+        // (the newest patches within its count and byte bounds), and every patch since the checkpoint.
+        let replayed = full ? channel.replayedPatches : []
+        var ring = 0
+        var ringBytes = 0
+        func fits(_ patch: [UInt8]) -> Bool {
+            guard ring < channel.replayCapacity, ringBytes + patch.count <= channel.replayByteLimit else {
+                return false
+            }
+            ring += 1
+            ringBytes += patch.count
+            return true
+        }
+        var counting = true
+        for entry in held.reversed() where counting && (full || entry.version > previous) { counting = fits(entry.patch) }
+        if counting {
+            let committed = full ? replayed : channel.replayedPatches
+            for entry in committed.reversed() where counting { counting = fits(entry.patch) }
+        }
+        let sinceCheckpoint = latest - (slot.journalMark?.version ?? latest)
+        let keep = max(ring, sinceCheckpoint)
+        command.append(keep)
+        // NB: only the patches the list keeps are sent.
+        let newSent = min(newlyHeld, keep)
+        let oldSent = min(replayed.count, keep - newSent)
+        command.append(oldSent + newSent)
+        for (version, patch) in replayed.suffix(oldSent) {
+            JournalRecordCoding.appendReplayEntry(version: version, patch: patch, compressor: compressor, to: &command)
+        }
+        var skip = newlyHeld - newSent
+        for entry in held where full || entry.version > previous {
+            if skip > 0 {
+                skip -= 1
+                continue
+            }
+            JournalRecordCoding.appendReplayEntry(
+                version: entry.version, patch: entry.patch, compressor: compressor, to: &command)
         }
     }
 
