@@ -185,7 +185,7 @@ let package = Package(
             name: "VMHostTests",
             dependencies: [
                 "VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "EventStreams",
-                "HTTPServer", "Sessions", "ViewModels", "Auth", "CCryptoTesting",
+                "HTTPServer", "Sessions", "ViewModels", "Auth", "CCryptoTesting", "Journal", "Redis",
             ]
         ),
     ]

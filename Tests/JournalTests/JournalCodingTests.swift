@@ -50,7 +50,7 @@ struct JournalCodingTests {
         let zeros = [UInt8](repeating: 0x30, count: 2 << 20)
         var output: [UInt8] = []
         zeros.withUnsafeBytes { compressor.compress($0, appendingTo: &output) }
-        #expect(output.count * 500 < zeros.count, "deflate packs a run ~1,000×")
+        #expect(output.count * 100 < zeros.count, "deflate packs a run ~200× at level 1")
         #expect(throws: JournalCompressor.Failed.self) { try compressor.decompress(output[...], limit: 1 << 20) }
         #expect(try compressor.decompress(output[...], limit: 2 << 20) == zeros, "at the limit is allowed")
     }
