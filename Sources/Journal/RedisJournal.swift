@@ -284,7 +284,13 @@ public final class RedisJournal: SessionJournal {
             guard full || slot.channel.latestVersion > previous else { continue }
             slots.append((slot, previous))
             names.append(slot.name)
-            capacity += 2 * slot.channel.lastStateByteCount
+            // NB: room for the new patches and a snapshot delta; a checkpoint (rare) grows the buffer.
+            if full {
+                capacity += 2 * slot.channel.lastStateByteCount
+            } else {
+                capacity += 512
+                for entry in slot.channel.heldVersions where entry.version > previous { capacity += entry.patch.count + 24 }
+            }
         }
         let answers = full ? session.idempotencyKeys.answered : session.unjournaledAnswers
         session.unjournaledAnswers.removeAll()
