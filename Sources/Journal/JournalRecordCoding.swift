@@ -57,11 +57,14 @@ enum JournalRecordCoding {
     static func appendReplayEntry(
         version: Int, patch: [UInt8], compressor: JournalCompressor, to command: inout RedisCommand
     ) {
-        command.appendArgument { bytes in writeReplayEntry(version: version, patch: patch, compressor: compressor, into: &bytes) }
+        command.appendArgument { bytes in
+            writeReplayEntry(version: version, patch: patch, compressor: compressor, into: &bytes)
+        }
     }
 
     /// The same, into `bytes`.
-    static func writeReplayEntry(version: Int, patch: [UInt8], compressor: JournalCompressor, into bytes: inout [UInt8]) {
+    static func writeReplayEntry(version: Int, patch: [UInt8], compressor: JournalCompressor, into bytes: inout [UInt8])
+    {
         JSONValue.int(version).serialize(into: &bytes)
         bytes.append(0x20)
         if patch.count >= compressedPatchBytes {

@@ -289,7 +289,9 @@ public final class RedisJournal: SessionJournal {
                 capacity += 2 * slot.channel.lastStateByteCount
             } else {
                 capacity += 512
-                for entry in slot.channel.heldVersions where entry.version > previous { capacity += entry.patch.count + 24 }
+                for entry in slot.channel.heldVersions where entry.version > previous {
+                    capacity += entry.patch.count + 24
+                }
             }
         }
         let answers = full ? session.idempotencyKeys.answered : session.unjournaledAnswers
@@ -394,7 +396,9 @@ public final class RedisJournal: SessionJournal {
             return true
         }
         var counting = true
-        for entry in held.reversed() where counting && (full || entry.version > previous) { counting = fits(entry.patch) }
+        for entry in held.reversed() where counting && (full || entry.version > previous) {
+            counting = fits(entry.patch)
+        }
         if counting {
             let committed = full ? replayed : channel.replayedPatches
             for entry in committed.reversed() where counting { counting = fits(entry.patch) }

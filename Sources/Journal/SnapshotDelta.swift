@@ -104,7 +104,8 @@ enum SnapshotDelta {
     private static func fingerprint(_ text: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
         var hash = seed
         for word in 0..<(blockSize / 8) {
-            hash = (hash ^ text.loadUnaligned(fromByteOffset: offset + word * 8, as: UInt64.self))
+            hash =
+                (hash ^ text.loadUnaligned(fromByteOffset: offset + word * 8, as: UInt64.self))
                 &* 0x9E37_79B9_7F4A_7C15
             hash ^= hash >> 29
         }

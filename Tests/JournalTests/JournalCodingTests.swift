@@ -68,7 +68,9 @@ struct JournalCodingTests {
         }
     }
 
-    @Test(arguments: ["edit in front", "edit in the middle", "appended", "shortened", "unchanged", "replaced", "emptied"])
+    @Test(arguments: [
+        "edit in front", "edit in the middle", "appended", "shortened", "unchanged", "replaced", "emptied",
+    ])
     func aSnapshotDeltaSplicesTheChangeIntoTheCheckpoint(name: String) throws {
         let base = Array(Self.photos(80).utf8)
         let changed = Array(Self.edit(name, Self.photos(80)).utf8)
@@ -95,7 +97,8 @@ struct JournalCodingTests {
 
     @Test func aRecordIsItsCheckpointWithTheLoggedPatchesApplied() throws {
         let compressor = JournalCompressor()
-        let snapshotV3 = Array(#"{"state":{"searchText":"ab","photos":\#(Self.photos(40))},"debouncePending":false}"#.utf8)
+        let snapshotV3 = Array(
+            #"{"state":{"searchText":"ab","photos":\#(Self.photos(40))},"debouncePending":false}"#.utf8)
         let checkpoint = JournalRecordCoding.checkpoint(
             version: 3, stateBytes: Self.state(version: 3, text: "ab", count: 40), snapshot: snapshotV3,
             compressor: compressor)
@@ -120,7 +123,8 @@ struct JournalCodingTests {
             }
             list.append(.bulk(entry))
         }
-        let snapshotV5 = Array(#"{"state":{"searchText":"abc","photos":\#(Self.photos(30, title: "cat"))},"debouncePending":false}"#.utf8)
+        let snapshotV5 = Array(
+            #"{"state":{"searchText":"abc","photos":\#(Self.photos(30, title: "cat"))},"debouncePending":false}"#.utf8)
         let (prefix, suffix) = SnapshotDelta.common(snapshotV5, SnapshotDelta.mark(version: 3, snapshot: snapshotV3))
         var delta: [UInt8] = []
         SnapshotDelta.append(version: 3, prefix: prefix, suffix: suffix, of: snapshotV5, to: &delta)
@@ -150,9 +154,13 @@ struct JournalCodingTests {
         // Written by releases before checkpoints: the whole entry as JSON, plain patches in the ring.
         let state = String(decoding: Self.state(version: 9, text: "old", count: 5), as: UTF8.self)
         let entry = #"{"version":9,"state":\#(state),"snapshot":{"state":{"searchText":"old"},"debouncePending":true}}"#
-        let patch = #"[{"op":"replace","path":"/version","value":9},{"op":"replace","path":"/searchText","value":"old"}]"#
+        let patch =
+            #"[{"op":"replace","path":"/version","value":9},{"op":"replace","path":"/searchText","value":"old"}]"#
         let reply = RedisReply.array([
-            .array([.bulk(Array("owner".utf8)), .bulk(Array("".utf8)), .bulk(Array("vm:search".utf8)), .bulk(Array(entry.utf8))]),
+            .array([
+                .bulk(Array("owner".utf8)), .bulk(Array("".utf8)), .bulk(Array("vm:search".utf8)),
+                .bulk(Array(entry.utf8)),
+            ]),
             .array([]), .array([]), .array([.bulk(Array("9 \(patch)".utf8))]),
         ])
         let record = try JournalRecordCoding.record(
@@ -171,7 +179,8 @@ struct JournalCodingTests {
                 .array([.bulk(Array("vm:search".utf8)), .bulk(entry)]), .array([]), .array([]), .array([]),
             ])
             #expect(throws: JournalRecordCoding.Corrupt.self) {
-                try JournalRecordCoding.record(id: "id", reply: reply, viewModelNames: ["search"], compressor: compressor)
+                try JournalRecordCoding.record(
+                    id: "id", reply: reply, viewModelNames: ["search"], compressor: compressor)
             }
         }
         // A checkpoint whose header promises more state than there is.

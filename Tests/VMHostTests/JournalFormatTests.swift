@@ -83,7 +83,8 @@ struct JournalFormatTests {
             #expect(state["searchText"] == "puppy 39")
             // The first application learns it lost the session at its next write, hands it over, and takes it back
             // from Redis: the second application's checkpoint with its log applied.
-            #expect(try await first.client.post("/v1/sessions/\(id)/search/text", json: ["text": "stale"]).status == 503)
+            #expect(
+                try await first.client.post("/v1/sessions/\(id)/search/text", json: ["text": "stale"]).status == 503)
             let back = try await first.client.get("/v1/sessions/\(id)/search")
             #expect(back.json == state, "taken back: the second application's log since its checkpoint applied")
         }
@@ -104,7 +105,8 @@ struct JournalFormatTests {
                 let model = try #require(try redis.journaled(id, name))
                 var entry = Array(#"{"version":\#(version),"state":"#.utf8) + model.state.serializedBytes
                 entry += Array(#","snapshot":"#.utf8) + model.snapshot.serializedBytes + [UInt8(ascii: "}")]
-                #expect(try redis.command(["HSET", hash, "vm:" + name, String(decoding: entry, as: UTF8.self)]) == ":0")
+                #expect(
+                    try redis.command(["HSET", hash, "vm:" + name, String(decoding: entry, as: UTF8.self)]) == ":0")
                 _ = try redis.command(["HDEL", hash, "d:" + name])
                 let ring = hash + ":r:" + name
                 _ = try redis.command(["DEL", ring])

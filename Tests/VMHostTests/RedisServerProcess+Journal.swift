@@ -69,7 +69,11 @@ extension RedisServerProcess {
         guard case .array(let keys) = try reply(["KEYS", "vmhost:{\(SessionID.digest(id))}*"]) else { return 0 }
         var total = 0
         for key in keys {
-            guard let name = key.bytes, case .integer(let bytes) = try reply(["MEMORY", "USAGE", String(decoding: name, as: UTF8.self), "SAMPLES", "0"]) else {
+            guard let name = key.bytes,
+                case .integer(let bytes) = try reply([
+                    "MEMORY", "USAGE", String(decoding: name, as: UTF8.self), "SAMPLES", "0",
+                ])
+            else {
                 continue
             }
             total += Int(bytes)
