@@ -3,9 +3,10 @@ import CZlib
 /// Raw deflate (no zlib or gzip wrapper: the journal's tag byte says what follows) of the journal's checkpoints
 /// and large patches, and the inflate that reads them back.
 ///
-/// One deflate and one inflate state per journal, reset for every use (a deflate state costs ~256 KiB). Level 1:
-/// a checkpoint of a loaded session (~30 KB of state and snapshot) takes ~0.2 ms at level 1 and several times
-/// that at the default level, for ~10 % more bytes (docs/durable-sessions.md, "Key layout").
+/// One deflate and one inflate state per journal, reset for every use. Level 1 and a 2,048-entry hash
+/// (`memLevel` 4): a reset clears the hash, 64 KiB at zlib's default `memLevel` 8, which cost more than deflating a
+/// small checkpoint; on a loaded session's checkpoints `memLevel` 4 gives the same bytes within 1 %
+/// (docs/durable-sessions.md, "Key layout").
 final class JournalCompressor {
     struct Failed: Error, CustomStringConvertible {
         var description: String
@@ -21,7 +22,7 @@ final class JournalCompressor {
     private let inflaterReady: Bool
 
     init(level: Int32 = 1) {
-        deflaterReady = vmh_deflate_init_raw(&deflater, level, 8) == Z_OK
+        deflaterReady = vmh_deflate_init_raw(&deflater, level, 4) == Z_OK
         inflaterReady = vmh_inflate_init_raw(&inflater) == Z_OK
     }
 

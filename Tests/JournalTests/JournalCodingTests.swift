@@ -150,6 +150,20 @@ struct JournalCodingTests {
         }
     }
 
+    @Test func aSmallCheckpointIsStoredUncompressedAndReads() throws {
+        let compressor = JournalCompressor()
+        let state = Self.state(version: 2, text: "a", count: 1)
+        let snapshot = Array(#"{"state":{"searchText":"a"},"debouncePending":false}"#.utf8)
+        let checkpoint = JournalRecordCoding.checkpoint(
+            version: 2, stateBytes: state, snapshot: snapshot, compressor: compressor)
+        #expect(checkpoint.count > state.count + snapshot.count, "stored: no deflate below 1 KiB")
+        let model = try JournalRecordCoding.viewModel(
+            name: "search", entry: checkpoint, delta: nil, replay: [], compressor: compressor)
+        #expect(model.version == 2)
+        #expect(model.state == (try JSONParser.parse(state)))
+        #expect(model.snapshot == (try JSONParser.parse(snapshot)))
+    }
+
     @Test func aRecordOfTheEarlierFormatLoads() throws {
         // Written by releases before checkpoints: the whole entry as JSON, plain patches in the ring.
         let state = String(decoding: Self.state(version: 9, text: "old", count: 5), as: UTF8.self)
