@@ -1,3 +1,4 @@
+import JSON
 import Sessions
 
 /// The part of a view model's snapshot text that changed since its checkpoint: the bytes between the longest
@@ -64,11 +65,12 @@ enum SnapshotDelta {
     static func append(
         version: Int, prefix: Int, suffix: Int, of snapshot: [UInt8], to bytes: inout [UInt8]
     ) {
-        bytes.append(contentsOf: String(version).utf8)
+        // NB: the numbers written as JSON integers: no string per number (this runs for every command).
+        JSONValue.int(version).serialize(into: &bytes)
         bytes.append(0x20)
-        bytes.append(contentsOf: String(prefix).utf8)
+        JSONValue.int(prefix).serialize(into: &bytes)
         bytes.append(0x20)
-        bytes.append(contentsOf: String(suffix).utf8)
+        JSONValue.int(suffix).serialize(into: &bytes)
         bytes.append(0x20)
         bytes.append(contentsOf: snapshot[prefix..<(snapshot.count - suffix)])
     }
