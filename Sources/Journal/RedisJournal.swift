@@ -59,11 +59,9 @@ public final class RedisJournal: SessionJournal {
     private var checkpointScratch: [UInt8] = []
     /// Compresses checkpoints and large patches, inflates them on a takeover.
     private let compressor = JournalCompressor()
-    /// A view model logged more patches than this since its checkpoint gets a new one.
-    private let checkpointPatches: Int
-    /// A view model logged more bytes than this (patches and snapshot changes) since its checkpoint gets a new
-    /// one: what a reader applies, and what Redis holds beyond the compressed checkpoint, stays small.
-    private let checkpointBytes: Int
+    /// When a view model's write is a checkpoint: what a reader applies, and what Redis holds beyond the
+    /// compressed checkpoint, stays small.
+    private let logPolicy: JournalLogPolicy
     private var isStopped = false
     /// Whether ``flush()`` is writing the batch.
     private var isFlushing = false
@@ -79,8 +77,7 @@ public final class RedisJournal: SessionJournal {
         keyCapacity: Int = 256, keyBytesCapacity: Int = IdempotencyKeys.defaultMaxBytes,
         checkpointPatches: Int = 32, checkpointBytes: Int = 4096
     ) {
-        self.checkpointPatches = checkpointPatches
-        self.checkpointBytes = checkpointBytes
+        logPolicy = JournalLogPolicy(checkpointPatches: checkpointPatches, checkpointBytes: checkpointBytes)
         self.client = client
         self.store = store
         var generator = SystemRandomNumberGenerator()
@@ -337,8 +334,8 @@ public final class RedisJournal: SessionJournal {
     ///
     /// A checkpoint (its state and snapshot, compressed) is written by a full write, on the first write of a
     /// view model this process has no checkpoint of, when the versions since the last one are not all in this
-    /// write, and when what was logged since it exceeds ``checkpointPatches`` patches or ``checkpointBytes``
-    /// bytes; every other write sends only the new patches and the part of the snapshot that changed since.
+    /// write, and when what was logged since it exceeds the ``JournalLogPolicy``'s patches or bytes; every other
+    /// write sends only the new patches and the part of the snapshot that changed since.
     private func appendViewModel(_ slot: ViewModelSlot, previous: Int, full: Bool, to command: inout RedisCommand) {
         let channel = slot.channel
         let held = channel.heldVersions
@@ -355,15 +352,14 @@ public final class RedisJournal: SessionJournal {
         }
         // The view model's delta, unless a checkpoint is due.
         var delta: (prefix: Int, suffix: Int)?
-        if !full, var mark = slot.journalMark, mark.version <= previous, newlyHeld == latest - previous {
+        if !full, let mark = slot.journalMark {
             let common = SnapshotDelta.common(snapshot, mark)
-            mark.patches += newlyHeld
-            mark.bytes += newBytes
-            // NB: the delta replaces the previous one: only the current one counts.
-            let deltaBytes = snapshot.count - common.prefix - common.suffix
-            if mark.patches <= checkpointPatches, mark.bytes + deltaBytes <= checkpointBytes {
+            if let counted = logPolicy.markAfterDelta(
+                mark, previous: previous, latest: latest, newPatches: newlyHeld, newBytes: newBytes,
+                deltaBytes: snapshot.count - common.prefix - common.suffix)
+            {
                 delta = common
-                slot.journalMark = mark
+                slot.journalMark = counted
             }
         }
         command.append(slot.name)
@@ -385,26 +381,19 @@ public final class RedisJournal: SessionJournal {
         // What the list keeps: the replay ring as the channel will hold it once these versions are committed
         // (the newest patches within its count and byte bounds), and every patch since the checkpoint.
         let replayed = full ? channel.replayedPatches : []
-        var ring = 0
-        var ringBytes = 0
-        func fits(_ patch: [UInt8]) -> Bool {
-            guard ring < channel.replayCapacity, ringBytes + patch.count <= channel.replayByteLimit else {
-                return false
-            }
-            ring += 1
-            ringBytes += patch.count
-            return true
-        }
-        var counting = true
-        for entry in held.reversed() where counting && (full || entry.version > previous) {
-            counting = fits(entry.patch)
-        }
-        if counting {
-            let committed = full ? replayed : channel.replayedPatches
-            for entry in committed.reversed() where counting { counting = fits(entry.patch) }
+        var ring = ReplayRingCount(capacity: channel.replayCapacity, byteLimit: channel.replayByteLimit)
+        for entry in held.reversed() where full || entry.version > previous { ring.add(entry.patch.count) }
+        // NB: the committed ring as a whole when its bytes fit (the common case): no walk over its patches, each
+        // of which a walk retains and releases.
+        if ring.bytes + channel.replayedByteCount <= ring.byteLimit {
+            ring.add(count: channel.replayedPatches.count, bytes: channel.replayedByteCount)
+        } else {
+            let committed = channel.replayedPatches
+            var index = committed.count - 1
+            while index >= 0, ring.add(committed[index].patch.count) { index -= 1 }
         }
         let sinceCheckpoint = latest - (slot.journalMark?.version ?? latest)
-        let keep = max(ring, sinceCheckpoint)
+        let keep = max(ring.count, sinceCheckpoint)
         command.append(keep)
         // NB: only the patches the list keeps are sent.
         let newSent = min(newlyHeld, keep)
