@@ -85,16 +85,29 @@ enum JournalRecordCoding {
         }
     }
 
-    static func answer(fingerprint: [UInt8], answer: IdempotentAnswer) -> [UInt8] {
+    /// The first byte of a compressed idempotency answer (a plain one is JSON: `{`).
+    static let compressedAnswerTag = UInt8(ascii: "z")
+    /// Answers from this size on are stored compressed: a command's answer is its view model's whole state
+    /// (~10 KB with two pages loaded, ~1.3 KB deflated), kept for up to 256 keys.
+    static let compressedAnswerBytes = 1024
+
+    /// `{"fingerprint","status","headers","body"}`; from ``compressedAnswerBytes`` on, `z` and its raw deflate.
+    static func answer(
+        fingerprint: [UInt8], answer: IdempotentAnswer, compressor: JournalCompressor
+    ) -> [UInt8] {
         let hex = fingerprint.map {
             String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
         }
         .joined()
-        return JSONValue.object([
+        let json = JSONValue.object([
             "fingerprint": .string(hex), "status": .int(answer.status),
             "headers": .array(answer.headers.map { [.string($0.name), .string($0.value)] }),
             "body": .string(String(decoding: answer.body, as: UTF8.self)),
         ]).serializedBytes
+        guard json.count >= compressedAnswerBytes else { return json }
+        var bytes = [compressedAnswerTag]
+        json.withUnsafeBytes { compressor.compress($0, appendingTo: &bytes) }
+        return bytes
     }
 
     // MARK: Reading
@@ -124,7 +137,7 @@ enum JournalRecordCoding {
         for keyBytes in order {
             let key = String(decoding: keyBytes, as: UTF8.self)
             guard let bytes = answers[key] else { continue }
-            let (fingerprint, answer) = try self.answer(bytes)
+            let (fingerprint, answer) = try self.answer(bytes, compressor: compressor)
             idempotency.append((key, fingerprint, answer))
         }
         // NB: a record written before sessions had owners has no `sub`: it loads as a session without one.
@@ -271,7 +284,17 @@ enum JournalRecordCoding {
         }
     }
 
-    private static func answer(_ bytes: [UInt8]) throws(Corrupt) -> ([UInt8], IdempotentAnswer) {
+    static func answer(
+        _ stored: [UInt8], compressor: JournalCompressor
+    ) throws(Corrupt) -> ([UInt8], IdempotentAnswer) {
+        var bytes = stored
+        if stored.first == compressedAnswerTag {
+            do {
+                bytes = try compressor.decompress(stored[1...])
+            } catch {
+                throw Corrupt(description: "an idempotency answer does not inflate: \(error)")
+            }
+        }
         guard let value = try? JSONParser.parse(bytes), let hex = value["fingerprint"]?.stringValue,
             let status = value["status"]?.intValue, (100...599).contains(status),
             let headerList = value["headers"]?.arrayValue, let body = value["body"]?.stringValue

@@ -317,7 +317,7 @@ public final class RedisJournal: SessionJournal {
         command.append(answers.count)
         for (key, fingerprint, answer) in answers {
             command.append(key)
-            command.append(JournalRecordCoding.answer(fingerprint: fingerprint, answer: answer))
+            command.append(JournalRecordCoding.answer(fingerprint: fingerprint, answer: answer, compressor: compressor))
         }
         if !answers.isEmpty { command.append(keyBytesCapacity) }
 

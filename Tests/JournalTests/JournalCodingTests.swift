@@ -164,6 +164,27 @@ struct JournalCodingTests {
         #expect(model.snapshot == (try JSONParser.parse(snapshot)))
     }
 
+    @Test func aLargeIdempotencyAnswerIsStoredCompressedAndReadsBack() throws {
+        let compressor = JournalCompressor()
+        for body in [#"{"version":3}"#, Self.photos(60)] {
+            let answer = IdempotentAnswer(
+                status: 200, headers: [IdempotentAnswer.Header("Content-Type", "application/json")],
+                body: Array(body.utf8))
+            let fingerprint: [UInt8] = [0x00, 0x0F, 0xA0, 0xFF]
+            let stored = JournalRecordCoding.answer(fingerprint: fingerprint, answer: answer, compressor: compressor)
+            let large = body.utf8.count >= JournalRecordCoding.compressedAnswerBytes
+            #expect((stored.first == JournalRecordCoding.compressedAnswerTag) == large)
+            if large { #expect(stored.count * 4 < body.utf8.count, "\(stored.count) of \(body.utf8.count)") }
+            let (readFingerprint, read) = try JournalRecordCoding.answer(stored, compressor: compressor)
+            #expect(readFingerprint == fingerprint)
+            #expect(read.status == 200 && read.body == answer.body)
+            #expect(read.headers.map(\.name) == ["Content-Type"] && read.headers.map(\.value) == ["application/json"])
+        }
+        #expect(throws: JournalRecordCoding.Corrupt.self) {
+            try JournalRecordCoding.answer([JournalRecordCoding.compressedAnswerTag, 1, 2], compressor: compressor)
+        }
+    }
+
     @Test func aRecordOfTheEarlierFormatLoads() throws {
         // Written by releases before checkpoints: the whole entry as JSON, plain patches in the ring.
         let state = String(decoding: Self.state(version: 9, text: "old", count: 5), as: UTF8.self)

@@ -90,6 +90,32 @@ struct JournalFormatTests {
         }
     }
 
+    /// An answer kept for an `Idempotency-Key` (a command's answer is its view model's whole state) is stored
+    /// compressed, and another application replays it byte for byte after a takeover.
+    @Test func aLargeIdempotentAnswerIsStoredCompressedAndReplayedElsewhere() async throws {
+        try await Self.withTwoApps { redis, first, second in
+            let id = try await first.createSession()
+            try await JournalTakeoverTests.loadState(first, id)
+            let key = [("Idempotency-Key", "text-1")]
+            let answer = try await first.client.post(
+                "/v1/sessions/\(id)/search/text", json: ["text": "once"], headers: key)
+            #expect(answer.status == 200)
+            #expect(answer.body.count > 4000, "the whole search state (\(answer.body.count) bytes)")
+            let stored = try #require(try redis.bytes(["HGET", "vmhost:{\(SessionID.digest(id))}:k", "text-1"]))
+            #expect(stored.first == UInt8(ascii: "z"), "compressed")
+            #expect(stored.count * 4 < answer.body.count, "\(stored.count) bytes stored")
+
+            let replayed = try await second.client.post(
+                "/v1/sessions/\(id)/search/text", json: ["text": "once"], headers: key)
+            #expect(replayed.status == 200)
+            #expect(replayed.header("Idempotent-Replayed") == "true")
+            #expect(replayed.body == answer.body, "the first answer, byte for byte")
+            let reused = try await second.client.post(
+                "/v1/sessions/\(id)/search/text", json: ["text": "other"], headers: key)
+            #expect(reused.status == 422)
+        }
+    }
+
     /// A session as releases before checkpoints wrote it (each view model's whole entry as JSON, plain patches)
     /// loads, continues, and is then written in this format.
     @Test func aRecordInTheEarlierFormatLoads() async throws {
