@@ -87,13 +87,16 @@ enum JournalRecordCoding {
 
     /// The first byte of a compressed idempotency answer (a plain one is JSON: `{`).
     static let compressedAnswerTag = UInt8(ascii: "z")
-    /// Answers from this size on are stored compressed: a command's answer is its view model's whole state
-    /// (~10 KB with two pages loaded, ~1.3 KB deflated), kept for up to 256 keys.
+    /// Answers from this size on are stored compressed by a full write: a command's answer is its view model's
+    /// whole state (~12 KB with two pages loaded), kept for up to 256 keys.
     static let compressedAnswerBytes = 1024
 
-    /// `{"fingerprint","status","headers","body"}`; from ``compressedAnswerBytes`` on, `z` and its raw deflate.
+    /// `{"fingerprint","status","headers","body"}`; with `compressing`, from ``compressedAnswerBytes`` on, `z`
+    /// and its raw deflate.
+    /// NB: a command's own write stores its answer plain: deflating a loaded session's answer cost ~376k
+    /// instructions (callgrind), more than the command. Full writes (catch-up, hibernation) compress them all.
     static func answer(
-        fingerprint: [UInt8], answer: IdempotentAnswer, compressor: JournalCompressor
+        fingerprint: [UInt8], answer: IdempotentAnswer, compressing: Bool, compressor: JournalCompressor
     ) -> [UInt8] {
         let hex = fingerprint.map {
             String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
@@ -104,7 +107,7 @@ enum JournalRecordCoding {
             "headers": .array(answer.headers.map { [.string($0.name), .string($0.value)] }),
             "body": .string(String(decoding: answer.body, as: UTF8.self)),
         ]).serializedBytes
-        guard json.count >= compressedAnswerBytes else { return json }
+        guard compressing, json.count >= compressedAnswerBytes else { return json }
         var bytes = [compressedAnswerTag]
         json.withUnsafeBytes { compressor.compress($0, appendingTo: &bytes) }
         return bytes

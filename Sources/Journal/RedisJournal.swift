@@ -317,7 +317,9 @@ public final class RedisJournal: SessionJournal {
         command.append(answers.count)
         for (key, fingerprint, answer) in answers {
             command.append(key)
-            command.append(JournalRecordCoding.answer(fingerprint: fingerprint, answer: answer, compressor: compressor))
+            command.append(
+                JournalRecordCoding.answer(
+                    fingerprint: fingerprint, answer: answer, compressing: full, compressor: compressor))
         }
         if !answers.isEmpty { command.append(keyBytesCapacity) }
 

@@ -171,9 +171,14 @@ struct JournalCodingTests {
                 status: 200, headers: [IdempotentAnswer.Header("Content-Type", "application/json")],
                 body: Array(body.utf8))
             let fingerprint: [UInt8] = [0x00, 0x0F, 0xA0, 0xFF]
-            let stored = JournalRecordCoding.answer(fingerprint: fingerprint, answer: answer, compressor: compressor)
+            let plain = JournalRecordCoding.answer(
+                fingerprint: fingerprint, answer: answer, compressing: false, compressor: compressor)
+            #expect(plain.first == UInt8(ascii: "{"), "a command's own write stores it plain")
+            let stored = JournalRecordCoding.answer(
+                fingerprint: fingerprint, answer: answer, compressing: true, compressor: compressor)
             let large = body.utf8.count >= JournalRecordCoding.compressedAnswerBytes
             #expect((stored.first == JournalRecordCoding.compressedAnswerTag) == large)
+            #expect(try JournalRecordCoding.answer(plain, compressor: compressor).1.body == answer.body)
             if large { #expect(stored.count * 4 < body.utf8.count, "\(stored.count) of \(body.utf8.count)") }
             let (readFingerprint, read) = try JournalRecordCoding.answer(stored, compressor: compressor)
             #expect(readFingerprint == fingerprint)

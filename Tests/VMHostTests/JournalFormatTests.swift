@@ -91,7 +91,8 @@ struct JournalFormatTests {
     }
 
     /// An answer kept for an `Idempotency-Key` (a command's answer is its view model's whole state) is stored
-    /// compressed, and another application replays it byte for byte after a takeover.
+    /// plain by its command's write and compressed by a full write (here: Redis lost the session's hash), and
+    /// another application replays it byte for byte after a takeover.
     @Test func aLargeIdempotentAnswerIsStoredCompressedAndReplayedElsewhere() async throws {
         try await Self.withTwoApps { redis, first, second in
             let id = try await first.createSession()
@@ -101,8 +102,17 @@ struct JournalFormatTests {
                 "/v1/sessions/\(id)/search/text", json: ["text": "once"], headers: key)
             #expect(answer.status == 200)
             #expect(answer.body.count > 4000, "the whole search state (\(answer.body.count) bytes)")
-            let stored = try #require(try redis.bytes(["HGET", "vmhost:{\(SessionID.digest(id))}:k", "text-1"]))
-            #expect(stored.first == UInt8(ascii: "z"), "compressed")
+            let hash = "vmhost:{\(SessionID.digest(id))}"
+            let plain = try #require(try redis.bytes(["HGET", hash + ":k", "text-1"]))
+            #expect(plain.first == UInt8(ascii: "{"), "not deflated on the command path")
+            // Redis loses the session's hash: the next write is answered "missing" and becomes a full write.
+            _ = try redis.command(["DEL", hash])
+            #expect(try await first.client.post("/v1/sessions/\(id)/search/text", json: ["text": "x"]).status == 200)
+            #expect(
+                await eventually {
+                    (try? redis.bytes(["HGET", hash + ":k", "text-1"]))?.first == UInt8(ascii: "z")
+                }, "compressed by the full write")
+            let stored = try #require(try redis.bytes(["HGET", hash + ":k", "text-1"]))
             #expect(stored.count * 4 < answer.body.count, "\(stored.count) bytes stored")
 
             let replayed = try await second.client.post(
