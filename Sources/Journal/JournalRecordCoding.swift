@@ -91,25 +91,42 @@ enum JournalRecordCoding {
     /// whole state (~12 KB with two pages loaded), kept for up to 256 keys.
     static let compressedAnswerBytes = 1024
 
-    /// `{"fingerprint","status","headers","body"}`; with `compressing`, from ``compressedAnswerBytes`` on, `z`
-    /// and its raw deflate.
-    /// NB: a command's own write stores its answer plain: deflating a loaded session's answer cost ~376k
-    /// instructions (callgrind), more than the command. Full writes (catch-up, hibernation) compress them all.
+    /// The first byte of an answer framed as ``answer(fingerprint:answer:compressing:compressor:)`` writes it
+    /// (earlier releases wrote JSON: `{`).
+    static let framedAnswerTag = UInt8(ascii: "a")
+
+    /// `a`, then decimal numbers each followed by a space: the fingerprint's byte count, the status, the header
+    /// count, and per header its name's and its value's byte counts; then the fingerprint, each header's name and
+    /// value, and the body, as they are. With `compressing`, from ``compressedAnswerBytes`` on, `z` and the raw
+    /// deflate of that.
+    /// NB: the body goes in as bytes: as a JSON string (the earlier layout) it was escaped and re-encoded,
+    /// ~355k instructions for a loaded session's answer (callgrind), more than the command. A command's own write
+    /// stores it uncompressed: deflating it cost ~376k more. Full writes (catch-up, hibernation) compress them.
     static func answer(
         fingerprint: [UInt8], answer: IdempotentAnswer, compressing: Bool, compressor: JournalCompressor
     ) -> [UInt8] {
-        let hex = fingerprint.map {
-            String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+        var framed: [UInt8] = [framedAnswerTag]
+        framed.reserveCapacity(answer.body.count + fingerprint.count + 64 * (answer.headers.count + 1))
+        func number(_ value: Int) {
+            JSONValue.int(value).serialize(into: &framed)
+            framed.append(0x20)
         }
-        .joined()
-        let json = JSONValue.object([
-            "fingerprint": .string(hex), "status": .int(answer.status),
-            "headers": .array(answer.headers.map { [.string($0.name), .string($0.value)] }),
-            "body": .string(String(decoding: answer.body, as: UTF8.self)),
-        ]).serializedBytes
-        guard compressing, json.count >= compressedAnswerBytes else { return json }
+        number(fingerprint.count)
+        number(answer.status)
+        number(answer.headers.count)
+        for header in answer.headers {
+            number(header.name.utf8.count)
+            number(header.value.utf8.count)
+        }
+        framed.append(contentsOf: fingerprint)
+        for header in answer.headers {
+            framed.append(contentsOf: header.name.utf8)
+            framed.append(contentsOf: header.value.utf8)
+        }
+        framed.append(contentsOf: answer.body)
+        guard compressing, framed.count >= compressedAnswerBytes else { return framed }
         var bytes = [compressedAnswerTag]
-        json.withUnsafeBytes { compressor.compress($0, appendingTo: &bytes) }
+        framed.withUnsafeBytes { compressor.compress($0, appendingTo: &bytes) }
         return bytes
     }
 
@@ -298,6 +315,7 @@ enum JournalRecordCoding {
                 throw Corrupt(description: "an idempotency answer does not inflate: \(error)")
             }
         }
+        if bytes.first == framedAnswerTag { return try framedAnswer(bytes) }
         guard let value = try? JSONParser.parse(bytes), let hex = value["fingerprint"]?.stringValue,
             let status = value["status"]?.intValue, (100...599).contains(status),
             let headerList = value["headers"]?.arrayValue, let body = value["body"]?.stringValue
@@ -319,5 +337,37 @@ enum JournalRecordCoding {
             digits = digits.dropFirst(2)
         }
         return (fingerprint, IdempotentAnswer(status: status, headers: headers, body: Array(body.utf8)))
+    }
+
+    /// An answer in the framed layout (``answer(fingerprint:answer:compressing:compressor:)``).
+    private static func framedAnswer(_ bytes: [UInt8]) throws(Corrupt) -> ([UInt8], IdempotentAnswer) {
+        var offset = 1
+        func number() throws(Corrupt) -> Int {
+            guard let space = bytes[offset...].firstIndex(of: 0x20), space - offset <= 9,
+                let value = Int(String(decoding: bytes[offset..<space], as: UTF8.self)), value >= 0
+            else { throw Corrupt(description: "an idempotency answer without its header") }
+            offset = space + 1
+            return value
+        }
+        let fingerprintCount = try number()
+        let status = try number()
+        let headerCount = try number()
+        guard (100...599).contains(status), headerCount <= 64 else {
+            throw Corrupt(description: "an idempotency answer with a wrong status or header count")
+        }
+        var lengths: [(name: Int, value: Int)] = []
+        for _ in 0..<headerCount { lengths.append((try number(), try number())) }
+        func take(_ count: Int) throws(Corrupt) -> ArraySlice<UInt8> {
+            guard count <= bytes.count - offset else { throw Corrupt(description: "an idempotency answer cut short") }
+            defer { offset += count }
+            return bytes[offset..<(offset + count)]
+        }
+        let fingerprint = Array(try take(fingerprintCount))
+        var headers: [IdempotentAnswer.Header] = []
+        for (name, value) in lengths {
+            let nameText = String(decoding: try take(name), as: UTF8.self)
+            headers.append(IdempotentAnswer.Header(nameText, String(decoding: try take(value), as: UTF8.self)))
+        }
+        return (fingerprint, IdempotentAnswer(status: status, headers: headers, body: Array(bytes[offset...])))
     }
 }

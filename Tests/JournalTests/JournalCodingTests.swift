@@ -173,7 +173,8 @@ struct JournalCodingTests {
             let fingerprint: [UInt8] = [0x00, 0x0F, 0xA0, 0xFF]
             let plain = JournalRecordCoding.answer(
                 fingerprint: fingerprint, answer: answer, compressing: false, compressor: compressor)
-            #expect(plain.first == UInt8(ascii: "{"), "a command's own write stores it plain")
+            #expect(plain.first == UInt8(ascii: "a"), "a command's own write stores it framed, uncompressed")
+            #expect(plain.count < body.utf8.count + 64, "the body as it is, not escaped")
             let stored = JournalRecordCoding.answer(
                 fingerprint: fingerprint, answer: answer, compressing: true, compressor: compressor)
             let large = body.utf8.count >= JournalRecordCoding.compressedAnswerBytes
@@ -185,8 +186,17 @@ struct JournalCodingTests {
             #expect(read.status == 200 && read.body == answer.body)
             #expect(read.headers.map(\.name) == ["Content-Type"] && read.headers.map(\.value) == ["application/json"])
         }
-        #expect(throws: JournalRecordCoding.Corrupt.self) {
-            try JournalRecordCoding.answer([JournalRecordCoding.compressedAnswerTag, 1, 2], compressor: compressor)
+        // The earlier layout (JSON) still reads.
+        let earlier = #"{"fingerprint":"00ff","status":201,"headers":[["Location","/x"]],"body":"{\"a\":1}"}"#
+        let (earlierFingerprint, earlierAnswer) = try JournalRecordCoding.answer(
+            Array(earlier.utf8), compressor: compressor)
+        #expect(earlierFingerprint == [0x00, 0xFF])
+        #expect(earlierAnswer.status == 201 && earlierAnswer.body == Array(#"{"a":1}"#.utf8))
+        #expect(earlierAnswer.headers.first?.value == "/x")
+        for corrupt in ["z\u{1}\u{2}", "a4 200 0 ab", "a2 999 0 ab", "a2 200 1 5 5 ab", "a2 200 99999 "] {
+            #expect(throws: JournalRecordCoding.Corrupt.self, "\(corrupt)") {
+                try JournalRecordCoding.answer(Array(corrupt.utf8), compressor: compressor)
+            }
         }
     }
 
