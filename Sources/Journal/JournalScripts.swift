@@ -11,7 +11,7 @@
 /// - `vmhost:{D}:r:NAME`: list, the view model's newest patches, `"VERSION PATCH"` each (a large patch
 ///   compressed), oldest first: its replay ring and the log since its checkpoint in one, which a reader
 ///   applies to the checkpoint's state.
-/// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer, and `""` (never a key: keys are 1 to 255
+/// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer (``JournalRecordCoding``), and `""` (never a key: keys are 1 to 255
 ///   characters) → the bytes of the answers; `vmhost:{D}:ko`: list, the keys oldest first.
 enum JournalScript: CaseIterable {
     case write, takeOver, release, touch, delete
