@@ -11,8 +11,8 @@
 /// - `vmhost:{D}:r:NAME`: list, the view model's newest patches, `"VERSION PATCH"` each (a large patch
 ///   compressed), oldest first: its replay ring and the log since its checkpoint in one, which a reader
 ///   applies to the checkpoint's state.
-/// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer (``JournalRecordCoding``), and `""` (never a key: keys are 1 to 255
-///   characters) → the bytes of the answers; `vmhost:{D}:ko`: list, the keys oldest first.
+/// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer (``JournalRecordCoding``), and `""` (never a key: keys
+///   are 1 to 255 characters) → the bytes of the answers; `vmhost:{D}:ko`: list, the keys oldest first.
 enum JournalScript: CaseIterable {
     case write, takeOver, release, touch, delete
 
@@ -29,8 +29,9 @@ enum JournalScript: CaseIterable {
     }
 
     /// Writes a session. KEYS: hash, key order, keys, then one replay list per view model written.
-    /// ARGV: owner, ttl ms, replay capacity (unused: the writer says what each list keeps), key capacity, mode (`create` | `update` | `full`), the session's
-    /// subject digest (empty for none; written by `create` and `full` writes), view model count, then per view
+    /// ARGV: owner, ttl ms, replay capacity (unused: the writer says what each list keeps), key capacity, mode
+    /// (`create` | `update` | `full`), the session's subject digest (empty for none; written by `create` and
+    /// `full` writes), view model count, then per view
     /// model: name, checkpoint (empty for none: then the snapshot delta is written), snapshot delta, the entries
     /// its replay list keeps (the replay ring's and every one after the checkpoint),
     /// patch count, patches…; then answer count, then key, answer…, then the bytes of answers
