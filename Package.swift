@@ -89,7 +89,8 @@ let package = Package(
         .target(
             name: "Journal",
             dependencies: [
-                "EventLoop", "JSON", "Redis", "Sessions", "ViewModels", .product(name: "Logging", package: "swift-log"),
+                "CZlib", "EventLoop", "JSON", "JSONPatch", "Redis", "Sessions", "ViewModels",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -171,6 +172,7 @@ let package = Package(
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "VMHostTesting"]),
         .testTarget(name: "EventStreamsTests", dependencies: ["EventStreams", "EventLoop", "JSON", "VMHostTesting"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "EventLoop", "VMHostTesting"]),
+        .testTarget(name: "JournalTests", dependencies: ["Journal", "JSON", "Redis", "Sessions", "VMHostTesting"]),
         .testTarget(
             name: "SessionsTests",
             dependencies: [
@@ -184,7 +186,7 @@ let package = Package(
             name: "VMHostTests",
             dependencies: [
                 "VMHost", "FakeUpstream", "JSON", "JSONPatch", "VMHostTesting", "EventLoop", "EventStreams",
-                "HTTPServer", "Sessions", "ViewModels", "Auth", "CCryptoTesting",
+                "HTTPServer", "Sessions", "ViewModels", "Auth", "CCryptoTesting", "Journal", "Redis",
             ]
         ),
     ]

@@ -8,4 +8,10 @@ static inline int vmh_deflate_init_raw(z_stream *stream, int level, int memLevel
     return deflateInit2(stream, level, Z_DEFLATED, -15, memLevel, Z_DEFAULT_STRATEGY);
 }
 
+/// inflateInit2 is a macro over inflateInit2_: raw deflate data (no zlib or gzip wrapper), for the journal's
+/// compressed entries.
+static inline int vmh_inflate_init_raw(z_stream *stream) {
+    return inflateInit2(stream, -15);
+}
+
 #endif

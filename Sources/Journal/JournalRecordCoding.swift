@@ -1,4 +1,5 @@
 import JSON
+import JSONPatch
 import Redis
 import Sessions
 
@@ -11,48 +12,134 @@ enum JournalRecordCoding {
 
     // MARK: Writing
 
-    /// `{"version":N,"state":…,"snapshot":…}` around a state already serialised (the channel's bytes: the
-    /// write path does not serialise the state a second time) and the view model's snapshot text.
-    static func appendEntry(version: Int, stateBytes: [UInt8], snapshot: [UInt8], to command: inout RedisCommand) {
-        // NB: the closures are written here, outside the loop's isolation: an isolated closure checks its
-        // executor each time it runs.
+    /// The first byte of a compressed checkpoint (an entry of the earlier format starts with `{`).
+    static let checkpointTag = UInt8(ascii: "z")
+    /// The first byte of a compressed patch (a plain one starts with `[`).
+    static let compressedPatchTag = UInt8(ascii: "z")
+    /// Patches from this size on are stored compressed: those of loads (a page of results, ~6.6 KB, deflates
+    /// ~4×), not those of ordinary commands (a few hundred bytes, which would cost more CPU than they save).
+    static let compressedPatchBytes = 512
+    /// Checkpoints from this size on are deflated; smaller ones are stored (still raw deflate, uncompressed).
+    static let compressedCheckpointBytes = 1024
+
+    /// A checkpoint: `z` then the raw deflate of `VERSION STATE_BYTES STATE SNAPSHOT` (decimal version and
+    /// state byte count, a space after each, the state's JSON text with `version`, the snapshot's JSON text).
+    /// NB: the snapshot is kept as its exact text, which ``SnapshotDelta`` fields splice.
+    static func appendCheckpoint(
+        version: Int, stateBytes: [UInt8], snapshot: [UInt8], scratch: inout [UInt8],
+        compressor: JournalCompressor, to command: inout RedisCommand
+    ) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: String(version).utf8)
+        scratch.append(0x20)
+        scratch.append(contentsOf: String(stateBytes.count).utf8)
+        scratch.append(0x20)
+        scratch.append(contentsOf: stateBytes)
+        scratch.append(contentsOf: snapshot)
+        let payload = scratch
         command.appendArgument { bytes in
-            bytes.reserveCapacity(bytes.count + stateBytes.count + snapshot.count + 48)
-            bytes.append(#"{"version":"#)
-            JSONValue.int(version).serialize(into: &bytes)
-            bytes.append(#","state":"#)
-            bytes.append(contentsOf: stateBytes)
-            bytes.append(#","snapshot":"#)
-            bytes.append(contentsOf: snapshot)
-            bytes.append(UInt8(ascii: "}"))
+            bytes.append(checkpointTag)
+            payload.withUnsafeBytes { input in
+                // NB: a small checkpoint (a view model with nothing loaded) goes as stored blocks: deflating it
+                // cost ~60k instructions (callgrind) to save ~250 bytes, on the write of every 32nd command.
+                if input.count < compressedCheckpointBytes {
+                    JournalCompressor.appendStored(input, to: &bytes)
+                } else {
+                    compressor.compress(input, appendingTo: &bytes)
+                }
+            }
         }
     }
 
-    /// `"VERSION PATCH"`.
-    static func appendReplayEntry(version: Int, patch: [UInt8], to command: inout RedisCommand) {
+    /// The checkpoint ``appendCheckpoint(version:stateBytes:snapshot:scratch:compressor:to:)`` writes, as bytes.
+    static func checkpoint(
+        version: Int, stateBytes: [UInt8], snapshot: [UInt8], compressor: JournalCompressor
+    ) -> [UInt8] {
+        var command = RedisCommand(capacity: 64)
+        var scratch: [UInt8] = []
+        appendCheckpoint(
+            version: version, stateBytes: stateBytes, snapshot: snapshot, scratch: &scratch, compressor: compressor,
+            to: &command)
+        return Array(command.argument(0) ?? [])
+    }
+
+    /// `"VERSION PATCH"`; a patch of ``compressedPatchBytes`` or more as `z` and its raw deflate.
+    static func appendReplayEntry(
+        version: Int, patch: [UInt8], compressor: JournalCompressor, to command: inout RedisCommand
+    ) {
         command.appendArgument { bytes in
-            JSONValue.int(version).serialize(into: &bytes)
-            bytes.append(0x20)
+            writeReplayEntry(version: version, patch: patch, compressor: compressor, into: &bytes)
+        }
+    }
+
+    /// The same, into `bytes`.
+    static func writeReplayEntry(version: Int, patch: [UInt8], compressor: JournalCompressor, into bytes: inout [UInt8])
+    {
+        JSONValue.int(version).serialize(into: &bytes)
+        bytes.append(0x20)
+        if patch.count >= compressedPatchBytes {
+            bytes.append(compressedPatchTag)
+            patch.withUnsafeBytes { compressor.compress($0, appendingTo: &bytes) }
+        } else {
             bytes.append(contentsOf: patch)
         }
     }
 
-    static func answer(fingerprint: [UInt8], answer: IdempotentAnswer) -> [UInt8] {
-        let hex = fingerprint.map {
-            String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+    /// The first byte of a compressed idempotency answer (a plain one is JSON: `{`).
+    static let compressedAnswerTag = UInt8(ascii: "z")
+    /// Answers from this size on are stored compressed by a full write: a command's answer is its view model's
+    /// whole state (~12 KB with two pages loaded), kept for up to 256 keys.
+    static let compressedAnswerBytes = 1024
+
+    /// The first byte of an answer framed as ``answer(fingerprint:answer:compressing:compressor:)`` writes it
+    /// (earlier releases wrote JSON: `{`).
+    static let framedAnswerTag = UInt8(ascii: "a")
+
+    /// `a`, then decimal numbers each followed by a space: the fingerprint's byte count, the status, the header
+    /// count, and per header its name's and its value's byte counts; then the fingerprint, each header's name and
+    /// value, and the body, as they are. With `compressing`, from ``compressedAnswerBytes`` on, `z` and the raw
+    /// deflate of that.
+    /// NB: the body goes in as bytes: as a JSON string (the earlier layout) it was escaped and re-encoded,
+    /// ~355k instructions for a loaded session's answer (callgrind), more than the command. A command's own write
+    /// stores it uncompressed: deflating it cost ~376k more. Full writes (catch-up, hibernation) compress them.
+    static func answer(
+        fingerprint: [UInt8], answer: IdempotentAnswer, compressing: Bool, compressor: JournalCompressor
+    ) -> [UInt8] {
+        var framed: [UInt8] = [framedAnswerTag]
+        framed.reserveCapacity(answer.body.count + fingerprint.count + 64 * (answer.headers.count + 1))
+        func number(_ value: Int) {
+            JSONValue.int(value).serialize(into: &framed)
+            framed.append(0x20)
         }
-        .joined()
-        return JSONValue.object([
-            "fingerprint": .string(hex), "status": .int(answer.status),
-            "headers": .array(answer.headers.map { [.string($0.name), .string($0.value)] }),
-            "body": .string(String(decoding: answer.body, as: UTF8.self)),
-        ]).serializedBytes
+        number(fingerprint.count)
+        number(answer.status)
+        number(answer.headers.count)
+        for header in answer.headers {
+            number(header.name.utf8.count)
+            number(header.value.utf8.count)
+        }
+        framed.append(contentsOf: fingerprint)
+        for header in answer.headers {
+            framed.append(contentsOf: header.name.utf8)
+            framed.append(contentsOf: header.value.utf8)
+        }
+        framed.append(contentsOf: answer.body)
+        guard compressing, framed.count >= compressedAnswerBytes else { return framed }
+        var bytes = [compressedAnswerTag]
+        framed.withUnsafeBytes { compressor.compress($0, appendingTo: &bytes) }
+        return bytes
     }
 
     // MARK: Reading
 
     /// The record from the takeover script's reply: `{hash, key order, keys, replay lists…}`.
-    static func record(id: String, reply: RedisReply, viewModelNames: [String]) throws(Corrupt) -> SessionRecord {
+    ///
+    /// A view model's entry is a checkpoint (`z`…, this format) or a whole entry (`{"version","state",
+    /// "snapshot"}`, the earlier format, still read); the patches after the checkpoint's version in its replay
+    /// list are applied to its state, and its `d:NAME` field, if any, to its snapshot.
+    static func record(
+        id: String, reply: RedisReply, viewModelNames: [String], compressor: JournalCompressor
+    ) throws(Corrupt) -> SessionRecord {
         guard case .array(let parts) = reply, parts.count == 3 + viewModelNames.count else {
             throw Corrupt(description: "the takeover reply has the wrong shape")
         }
@@ -60,18 +147,9 @@ enum JournalRecordCoding {
         var viewModels: [String: SessionRecord.ViewModel] = [:]
         for (index, name) in viewModelNames.enumerated() {
             guard let bytes = hash["vm:" + name] else { continue }
-            let value: JSONValue
-            do {
-                value = try JSONParser.parse(bytes)
-            } catch {
-                throw Corrupt(description: "vm:\(name) is not JSON: \(error)")
-            }
-            guard let version = value["version"]?.intValue, version >= 1, let state = value["state"],
-                state.objectValue != nil, let snapshot = value["snapshot"]
-            else { throw Corrupt(description: "vm:\(name) lacks version, state or snapshot") }
-            viewModels[name] = SessionRecord.ViewModel(
-                version: version, state: state, snapshot: snapshot, replay: try replay(parts[3 + index])
-            )
+            let replay = try replay(parts[3 + index], compressor: compressor)
+            viewModels[name] = try viewModel(
+                name: name, entry: bytes, delta: hash["d:" + name], replay: replay, compressor: compressor)
         }
         let order = try list(parts[1])
         let answers = try pairs(parts[2])
@@ -79,12 +157,106 @@ enum JournalRecordCoding {
         for keyBytes in order {
             let key = String(decoding: keyBytes, as: UTF8.self)
             guard let bytes = answers[key] else { continue }
-            let (fingerprint, answer) = try self.answer(bytes)
+            let (fingerprint, answer) = try self.answer(bytes, compressor: compressor)
             idempotency.append((key, fingerprint, answer))
         }
         // NB: a record written before sessions had owners has no `sub`: it loads as a session without one.
         let owner = hash["sub"].map { String(decoding: $0, as: UTF8.self) }
         return SessionRecord(id: id, viewModels: viewModels, idempotency: idempotency, owner: owner)
+    }
+
+    /// One view model from its entry, the snapshot delta and its replay list (decoded, oldest first).
+    static func viewModel(
+        name: String, entry: [UInt8], delta: [UInt8]?, replay: [(version: Int, patch: [UInt8])],
+        compressor: JournalCompressor
+    ) throws(Corrupt) -> SessionRecord.ViewModel {
+        let checkpoint: Checkpoint
+        if entry.first == checkpointTag {
+            checkpoint = try Self.checkpoint(name: name, entry: entry, delta: delta, compressor: compressor)
+        } else {
+            checkpoint = try wholeEntry(name: name, entry: entry)
+        }
+        // The log: every patch after the checkpoint, in order, applied to its state.
+        var state = checkpoint.state
+        var version = checkpoint.version
+        for (patchVersion, patch) in replay where patchVersion > checkpoint.version {
+            guard patchVersion == version + 1 else {
+                throw Corrupt(description: "vm:\(name) lacks the patch of version \(version + 1)")
+            }
+            do {
+                state = try JSONPatch.apply(JSONPatch.parse(JSONParser.parse(patch)), to: state)
+            } catch {
+                throw Corrupt(description: "vm:\(name): the patch of version \(patchVersion) does not apply: \(error)")
+            }
+            version = patchVersion
+        }
+        guard state["version"]?.intValue == version, state.objectValue != nil else {
+            throw Corrupt(description: "vm:\(name): the state is not the one of version \(version)")
+        }
+        return SessionRecord.ViewModel(version: version, state: state, snapshot: checkpoint.snapshot, replay: replay)
+    }
+
+    private struct Checkpoint {
+        var version: Int
+        var state: JSONValue
+        var snapshot: JSONValue
+    }
+
+    /// A compressed checkpoint, its snapshot spliced with `delta`.
+    private static func checkpoint(
+        name: String, entry: [UInt8], delta: [UInt8]?, compressor: JournalCompressor
+    ) throws(Corrupt) -> Checkpoint {
+        let payload: [UInt8]
+        do {
+            payload = try compressor.decompress(entry[1...])
+        } catch {
+            throw Corrupt(description: "vm:\(name) does not inflate: \(error)")
+        }
+        var numbers: [Int] = []
+        var start = 0
+        while numbers.count < 2 {
+            guard let space = payload[start...].firstIndex(of: 0x20),
+                let number = Int(String(decoding: payload[start..<space], as: UTF8.self)), number >= 0
+            else { throw Corrupt(description: "vm:\(name): a checkpoint without its header") }
+            numbers.append(number)
+            start = space + 1
+        }
+        let version = numbers[0]
+        guard version >= 1, numbers[1] <= payload.count - start else {
+            throw Corrupt(description: "vm:\(name): a checkpoint with a wrong header")
+        }
+        let stateEnd = start + numbers[1]
+        var snapshotText = Array(payload[stateEnd...])
+        if let delta {
+            do {
+                snapshotText = try SnapshotDelta.apply(delta, to: snapshotText, version: version)
+            } catch {
+                throw Corrupt(description: "d:\(name): \(error)")
+            }
+        }
+        do {
+            let state = try JSONParser.parse(payload[start..<stateEnd])
+            let snapshot = try JSONParser.parse(snapshotText)
+            return Checkpoint(version: version, state: state, snapshot: snapshot)
+        } catch {
+            throw Corrupt(description: "vm:\(name): a checkpoint that is not JSON: \(error)")
+        }
+    }
+
+    /// An entry of the earlier format: `{"version","state","snapshot"}`, the whole view model at its version.
+    private static func wholeEntry(name: String, entry: [UInt8]) throws(Corrupt) -> Checkpoint {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(entry)
+        } catch {
+            throw Corrupt(description: "vm:\(name) is not JSON: \(error)")
+        }
+        guard let version = value["version"]?.intValue, version >= 1, let state = value["state"],
+            var fields = state.objectValue, let snapshot = value["snapshot"]
+        else { throw Corrupt(description: "vm:\(name) lacks version, state or snapshot") }
+        // NB: entries of the earlier format carry `version` in their state; one without gets the entry's.
+        if fields["version"] == nil { fields["version"] = .int(version) }
+        return Checkpoint(version: version, state: .object(fields), snapshot: snapshot)
     }
 
     private static func list(_ reply: RedisReply) throws(Corrupt) -> [[UInt8]] {
@@ -107,18 +279,43 @@ enum JournalRecordCoding {
         return result
     }
 
-    private static func replay(_ reply: RedisReply) throws(Corrupt) -> [(version: Int, patch: [UInt8])] {
+    private static func replay(
+        _ reply: RedisReply, compressor: JournalCompressor
+    ) throws(Corrupt) -> [(version: Int, patch: [UInt8])] {
         var result: [(version: Int, patch: [UInt8])] = []
-        for entry in try list(reply) {
-            guard let space = entry.firstIndex(of: 0x20),
-                let version = Int(String(decoding: entry[..<space], as: UTF8.self)), version >= 1
-            else { throw Corrupt(description: "a replay entry without its version") }
-            result.append((version, Array(entry[(space + 1)...])))
-        }
+        for entry in try list(reply) { result.append(try replayEntry(entry, compressor: compressor)) }
         return result
     }
 
-    private static func answer(_ bytes: [UInt8]) throws(Corrupt) -> ([UInt8], IdempotentAnswer) {
+    /// One `"VERSION PATCH"` entry, its patch inflated when compressed.
+    static func replayEntry(
+        _ entry: [UInt8], compressor: JournalCompressor
+    ) throws(Corrupt) -> (version: Int, patch: [UInt8]) {
+        guard let space = entry.firstIndex(of: 0x20),
+            let version = Int(String(decoding: entry[..<space], as: UTF8.self)), version >= 1
+        else { throw Corrupt(description: "a replay entry without its version") }
+        guard entry.count > space + 1, entry[space + 1] == compressedPatchTag else {
+            return (version, Array(entry[(space + 1)...]))
+        }
+        do {
+            return (version, try compressor.decompress(entry[(space + 2)...]))
+        } catch {
+            throw Corrupt(description: "the replay entry of version \(version) does not inflate: \(error)")
+        }
+    }
+
+    static func answer(
+        _ stored: [UInt8], compressor: JournalCompressor
+    ) throws(Corrupt) -> ([UInt8], IdempotentAnswer) {
+        var bytes = stored
+        if stored.first == compressedAnswerTag {
+            do {
+                bytes = try compressor.decompress(stored[1...])
+            } catch {
+                throw Corrupt(description: "an idempotency answer does not inflate: \(error)")
+            }
+        }
+        if bytes.first == framedAnswerTag { return try framedAnswer(bytes) }
         guard let value = try? JSONParser.parse(bytes), let hex = value["fingerprint"]?.stringValue,
             let status = value["status"]?.intValue, (100...599).contains(status),
             let headerList = value["headers"]?.arrayValue, let body = value["body"]?.stringValue
@@ -140,5 +337,37 @@ enum JournalRecordCoding {
             digits = digits.dropFirst(2)
         }
         return (fingerprint, IdempotentAnswer(status: status, headers: headers, body: Array(body.utf8)))
+    }
+
+    /// An answer in the framed layout (``answer(fingerprint:answer:compressing:compressor:)``).
+    private static func framedAnswer(_ bytes: [UInt8]) throws(Corrupt) -> ([UInt8], IdempotentAnswer) {
+        var offset = 1
+        func number() throws(Corrupt) -> Int {
+            guard let space = bytes[offset...].firstIndex(of: 0x20), space - offset <= 9,
+                let value = Int(String(decoding: bytes[offset..<space], as: UTF8.self)), value >= 0
+            else { throw Corrupt(description: "an idempotency answer without its header") }
+            offset = space + 1
+            return value
+        }
+        let fingerprintCount = try number()
+        let status = try number()
+        let headerCount = try number()
+        guard (100...599).contains(status), headerCount <= 64 else {
+            throw Corrupt(description: "an idempotency answer with a wrong status or header count")
+        }
+        var lengths: [(name: Int, value: Int)] = []
+        for _ in 0..<headerCount { lengths.append((try number(), try number())) }
+        func take(_ count: Int) throws(Corrupt) -> ArraySlice<UInt8> {
+            guard count <= bytes.count - offset else { throw Corrupt(description: "an idempotency answer cut short") }
+            defer { offset += count }
+            return bytes[offset..<(offset + count)]
+        }
+        let fingerprint = Array(try take(fingerprintCount))
+        var headers: [IdempotentAnswer.Header] = []
+        for (name, value) in lengths {
+            let nameText = String(decoding: try take(name), as: UTF8.self)
+            headers.append(IdempotentAnswer.Header(nameText, String(decoding: try take(value), as: UTF8.self)))
+        }
+        return (fingerprint, IdempotentAnswer(status: status, headers: headers, body: Array(bytes[offset...])))
     }
 }

@@ -3,12 +3,16 @@
 ///
 /// Keys of session `ID`, named by its digest `D` (``SessionID/digest(_:)``; the braces are a Redis Cluster hash
 /// tag: one session's keys share a slot):
-/// - `vmhost:{D}`: hash. `owner` → the process that may write it; `vm:NAME` → a view model's entry
-///   (`{"version", "state", "snapshot"}`); `sub` → the hex SHA-256 of the subject the session belongs to (only
+/// - `vmhost:{D}`: hash. `owner` → the process that may write it; `vm:NAME` → a view model's checkpoint (`z` and
+///   the raw deflate of its version, state and snapshot: ``JournalRecordCoding``; or, written by earlier
+///   releases, `{"version", "state", "snapshot"}`); `d:NAME` → the part of its snapshot changed since the
+///   checkpoint (``SnapshotDelta``); `sub` → the hex SHA-256 of the subject the session belongs to (only
 ///   with authentication).
-/// - `vmhost:{D}:r:NAME`: list, the view model's newest patches, `"VERSION PATCH"` each, oldest first.
-/// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer, and `""` (never a key: keys are 1 to 255
-///   characters) → the bytes of the answers; `vmhost:{D}:ko`: list, the keys oldest first.
+/// - `vmhost:{D}:r:NAME`: list, the view model's newest patches, `"VERSION PATCH"` each (a large patch
+///   compressed), oldest first: its replay ring and the log since its checkpoint in one, which a reader
+///   applies to the checkpoint's state.
+/// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer (``JournalRecordCoding``), and `""` (never a key: keys
+///   are 1 to 255 characters) → the bytes of the answers; `vmhost:{D}:ko`: list, the keys oldest first.
 enum JournalScript: CaseIterable {
     case write, takeOver, release, touch, delete, hibernate
 
@@ -26,15 +30,19 @@ enum JournalScript: CaseIterable {
     }
 
     /// Writes a session. KEYS: hash, key order, keys, then one replay list per view model written.
-    /// ARGV: owner, ttl ms, replay capacity, key capacity, mode (`create` | `update` | `full`), the session's
-    /// subject digest (empty for none; written by `create` and `full` writes), view model count, then per view
-    /// model: name, entry, patch count, patches…; then answer count, then key, answer…, then the bytes of answers
+    /// ARGV: owner, ttl ms, replay capacity (unused: the writer says what each list keeps), key capacity, mode
+    /// (`create` | `update` | `full`), the session's subject digest (empty for none; written by `create` and
+    /// `full` writes), view model count, then per view
+    /// model: name, checkpoint (empty for none: then the snapshot delta is written), snapshot delta, the entries
+    /// its replay list keeps (the replay ring's and every one after the checkpoint),
+    /// patch count, patches…; then answer count, then key, answer…, then the bytes of answers
     /// kept (past it, or past the key capacity, the oldest keys go; the newest stays).
     /// Returns 1 written, 0 owned by another process, -1 missing (an `update` of a session Redis no longer
     /// has: write it in full).
     ///
     /// An `update` (the common case: a few patches of one view model) runs four Redis commands: the owner
-    /// check, the entry, one `RPUSH` of every new patch, and a `LTRIM` once the ring is full. Expiry is set
+    /// check, the snapshot delta (or a checkpoint), one `RPUSH` of every new patch, and a `LTRIM` once the ring
+    /// is full. Expiry is set
     /// when a key is created (a `full` write, a new list) and refreshed by ``touch`` for sessions in use;
     /// `HSET` and `RPUSH` keep a key's expiry.
     private static let writeSource = """
@@ -48,7 +56,6 @@ enum JournalScript: CaseIterable {
           return 0
         end
         local ttl = tonumber(ARGV[2])
-        local cap = tonumber(ARGV[3])
         local keyCap = tonumber(ARGV[4])
         if mode ~= 'update' then
           redis.call('HSET', KEYS[1], 'owner', me)
@@ -58,14 +65,20 @@ enum JournalScript: CaseIterable {
         local i = 8
         for v = 1, tonumber(ARGV[7]) do
           local ring = KEYS[3 + v]
-          redis.call('HSET', KEYS[1], 'vm:' .. ARGV[i], ARGV[i + 1])
-          local patches = tonumber(ARGV[i + 2])
-          i = i + 3
-          if mode ~= 'update' then redis.call('DEL', ring) end
+          if ARGV[i + 1] ~= '' then
+            redis.call('HSET', KEYS[1], 'vm:' .. ARGV[i], ARGV[i + 1])
+            redis.call('HDEL', KEYS[1], 'd:' .. ARGV[i])
+          else
+            redis.call('HSET', KEYS[1], 'd:' .. ARGV[i], ARGV[i + 2])
+          end
+          local keep = tonumber(ARGV[i + 3])
+          local patches = tonumber(ARGV[i + 4])
+          i = i + 5
+          if mode ~= 'update' or keep == 0 then redis.call('DEL', ring) end
           if patches > 0 then
             local length = redis.call('RPUSH', ring, unpack(ARGV, i, i + patches - 1))
             i = i + patches
-            if length > cap then redis.call('LTRIM', ring, -cap, -1) end
+            if length > keep then redis.call('LTRIM', ring, -keep, -1) end
             if length == patches then redis.call('PEXPIRE', ring, ttl) end
           end
         end

@@ -48,13 +48,22 @@ public final class RedisJournal: SessionJournal {
     // then goes through. Its timers are its own (they go with it); its commands and tasks hold it until they
     // end; the client's state callback is taken back when it goes (deinit).
     private lazy var flushTimer = LoopTimer { [unowned self] in self.flush() }
-    private lazy var touchTimer = LoopTimer(repeats: true) { [unowned self] in self.touchActiveSessions() }
+    private lazy var touchTimer = LoopTimer(clock: client.clock, repeats: true) { [unowned self] in
+        self.touchActiveSessions()
+    }
     private let previousOnStateChange: (@LoopActor (RedisClientState) -> Void)?
-    private var lastTouch = ContinuousClock.now
+    private var lastTouch: ContinuousClock.Instant
     private var scriptHashes: [JournalScript: String] = [:]
     /// The writer each view model's snapshot is written with before it is copied into a write (kept: one
     /// buffer for all writes).
     private var snapshotWriter = JSONTextWriter()
+    /// The buffer a checkpoint is built in before it is compressed (kept: one buffer for all writes).
+    private var checkpointScratch: [UInt8] = []
+    /// Compresses checkpoints and large patches, inflates them on a takeover.
+    private let compressor = JournalCompressor()
+    /// When a view model's write is a checkpoint: what a reader applies, and what Redis holds beyond the
+    /// compressed checkpoint, stays small.
+    private let logPolicy: JournalLogPolicy
     var isStopped = false
     /// Whether ``flush()`` is writing the batch.
     private var isFlushing = false
@@ -63,11 +72,16 @@ public final class RedisJournal: SessionJournal {
     /// - Parameters:
     ///   - node: the node id; the owner token adds a random incarnation to it.
     ///   - idleTimeout: the sessions' idle timeout, which the Redis keys' expiry follows.
+    ///   - checkpointPatches: a view model gets a new checkpoint after this many patches since the last.
+    ///   - checkpointBytes: …or after this many bytes of patches and snapshot changes since the last.
     public init(
         client: RedisClient, store: SessionStore, node: String, idleTimeout: Duration, logger: Logger,
-        keyCapacity: Int = 256, keyBytesCapacity: Int = IdempotencyKeys.defaultMaxBytes
+        keyCapacity: Int = 256, keyBytesCapacity: Int = IdempotencyKeys.defaultMaxBytes,
+        checkpointPatches: Int = 32, checkpointBytes: Int = 4096
     ) {
+        logPolicy = JournalLogPolicy(checkpointPatches: checkpointPatches, checkpointBytes: checkpointBytes)
         self.client = client
+        lastTouch = client.clock.now
         self.store = store
         var generator = SystemRandomNumberGenerator()
         owner = "\(node)/\(String(generator.next() as UInt64, radix: 36))"
@@ -103,7 +117,7 @@ public final class RedisJournal: SessionJournal {
     /// How long the oldest change not yet written has waited (zero when none).
     public var lag: Duration {
         guard let dirtySince else { return .zero }
-        return ContinuousClock.now - dirtySince
+        return client.clock.now - dirtySince
     }
 
     // MARK: SessionJournal
@@ -154,7 +168,8 @@ public final class RedisJournal: SessionJournal {
         }
         if reply == .integer(0) { return .notFound }
         do {
-            let record = try JournalRecordCoding.record(id: id, reply: reply, viewModelNames: names)
+            let record = try JournalRecordCoding.record(
+                id: id, reply: reply, viewModelNames: names, compressor: compressor)
             statistics.takeovers += 1
             return .found(record)
         } catch {
@@ -192,6 +207,7 @@ public final class RedisJournal: SessionJournal {
     /// Returns once every session of `sessions` is durable, or after `limit`.
     private func waitUntilDurable(_ sessions: [Session], limit: Duration) async {
         let wait = DrainWait()
+        // NB: real time, not the application's clock: a drain must end even in a test that never moves it.
         let timer = LoopTimer { wait.finish() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             wait.continuation = continuation
@@ -217,7 +233,7 @@ public final class RedisJournal: SessionJournal {
 
     func markDirty(_ session: Session) {
         guard !isStopped else { return }
-        if dirty.isEmpty { dirtySince = ContinuousClock.now }
+        if dirty.isEmpty { dirtySince = client.clock.now }
         dirty[session.id] = session
         session.isQueuedForJournal = true
         // NB: the batch is written at the end of this turn of the loop (after the events ready in it), not on
@@ -269,7 +285,15 @@ public final class RedisJournal: SessionJournal {
             guard full || slot.channel.latestVersion > previous else { continue }
             slots.append((slot, previous))
             names.append(slot.name)
-            capacity += 2 * slot.channel.lastStateByteCount
+            // NB: room for the new patches and a snapshot delta; a checkpoint (rare) grows the buffer.
+            if full {
+                capacity += 2 * slot.channel.lastStateByteCount
+            } else {
+                capacity += 512
+                for entry in slot.channel.heldVersions where entry.version > previous {
+                    capacity += entry.patch.count + 24
+                }
+            }
         }
         let answers = full ? session.idempotencyKeys.answered : session.unjournaledAnswers
         session.unjournaledAnswers.removeAll()
@@ -291,39 +315,107 @@ public final class RedisJournal: SessionJournal {
         command.append(slots.count)
         var written: [(ViewModelSlot, Int)] = []
         for (slot, previous) in slots {
-            let channel = slot.channel
-            let held = channel.heldVersions
-            let latest = channel.latestVersion
-            let stateBytes = held.last?.stateBytes ?? channel.stateBytes
-            snapshotWriter.removeAll()
-            slot.model.writeSnapshot(to: &snapshotWriter)
-            command.append(slot.name)
-            JournalRecordCoding.appendEntry(
-                version: latest, stateBytes: stateBytes, snapshot: snapshotWriter.bytes, to: &command)
-            let replayed = full ? channel.replayedPatches : []
-            var newlyHeld = 0
-            for entry in held where full || entry.version > previous { newlyHeld += 1 }
-            command.append(replayed.count + newlyHeld)
-            for (version, patch) in replayed {
-                JournalRecordCoding.appendReplayEntry(version: version, patch: patch, to: &command)
-            }
-            for entry in held where full || entry.version > previous {
-                JournalRecordCoding.appendReplayEntry(version: entry.version, patch: entry.patch, to: &command)
-            }
-            written.append((slot, latest))
+            appendViewModel(slot, previous: previous, full: full, to: &command)
+            written.append((slot, slot.channel.latestVersion))
         }
         command.append(answers.count)
         for (key, fingerprint, answer) in answers {
             command.append(key)
-            command.append(JournalRecordCoding.answer(fingerprint: fingerprint, answer: answer))
+            command.append(
+                JournalRecordCoding.answer(
+                    fingerprint: fingerprint, answer: answer, compressing: full, compressor: compressor))
         }
         if !answers.isEmpty { command.append(keyBytesCapacity) }
 
         session.isBeingJournaled = true
         for (slot, version) in written { slot.journaledVersion = version }
-        let started = ContinuousClock.now
+        let started = client.clock.now
         run(.write, command) { result in
             self.finishWrite(session, written: written, full: full, result: result, started: started)
+        }
+    }
+
+    /// Appends one view model's part of a write: name, checkpoint or snapshot delta, the entries its list
+    /// keeps, and its new patches (all of its ring for a `full` write).
+    ///
+    /// A checkpoint (its state and snapshot, compressed) is written by a full write, on the first write of a
+    /// view model this process has no checkpoint of, when the versions since the last one are not all in this
+    /// write, and when what was logged since it exceeds the ``JournalLogPolicy``'s patches or bytes; every other
+    /// write sends only the new patches and the part of the snapshot that changed since.
+    private func appendViewModel(_ slot: ViewModelSlot, previous: Int, full: Bool, to command: inout RedisCommand) {
+        let channel = slot.channel
+        let held = channel.heldVersions
+        let latest = channel.latestVersion
+        snapshotWriter.removeAll()
+        slot.model.writeSnapshot(to: &snapshotWriter)
+        let snapshot = snapshotWriter.bytes
+        // NB: loops, not `filter` and `reduce`: a closure here checks its executor on every call.
+        var newlyHeld = 0
+        var newBytes = 0
+        for entry in held where full || entry.version > previous {
+            newlyHeld += 1
+            newBytes += entry.patch.count
+        }
+        // The view model's delta, unless a checkpoint is due.
+        var delta: (prefix: Int, suffix: Int)?
+        if !full, let mark = slot.journalMark {
+            let common = SnapshotDelta.common(snapshot, mark)
+            if let counted = logPolicy.markAfterDelta(
+                mark, previous: previous, latest: latest, newPatches: newlyHeld, newBytes: newBytes,
+                deltaBytes: snapshot.count - common.prefix - common.suffix)
+            {
+                delta = common
+                slot.journalMark = counted
+            }
+        }
+        command.append(slot.name)
+        if let delta {
+            command.append("")
+            let version = slot.journalMark?.version ?? latest
+            command.appendArgument { bytes in
+                SnapshotDelta.append(
+                    version: version, prefix: delta.prefix, suffix: delta.suffix, of: snapshot, to: &bytes)
+            }
+        } else {
+            let stateBytes = held.last?.stateBytes ?? channel.stateBytes
+            JournalRecordCoding.appendCheckpoint(
+                version: latest, stateBytes: stateBytes, snapshot: snapshot, scratch: &checkpointScratch,
+                compressor: compressor, to: &command)
+            command.append("")
+            slot.journalMark = SnapshotDelta.mark(version: latest, snapshot: snapshot)
+        }
+        // What the list keeps: the replay ring as the channel will hold it once these versions are committed
+        // (the newest patches within its count and byte bounds), and every patch since the checkpoint.
+        let replayed = full ? channel.replayedPatches : []
+        var ring = ReplayRingCount(capacity: channel.replayCapacity, byteLimit: channel.replayByteLimit)
+        for entry in held.reversed() where full || entry.version > previous { ring.add(entry.patch.count) }
+        // NB: the committed ring as a whole when its bytes fit (the common case): no walk over its patches, each
+        // of which a walk retains and releases.
+        if ring.bytes + channel.replayedByteCount <= ring.byteLimit {
+            ring.add(count: channel.replayedPatches.count, bytes: channel.replayedByteCount)
+        } else {
+            let committed = channel.replayedPatches
+            var index = committed.count - 1
+            while index >= 0, ring.add(committed[index].patch.count) { index -= 1 }
+        }
+        let sinceCheckpoint = latest - (slot.journalMark?.version ?? latest)
+        let keep = max(ring.count, sinceCheckpoint)
+        command.append(keep)
+        // NB: only the patches the list keeps are sent.
+        let newSent = min(newlyHeld, keep)
+        let oldSent = min(replayed.count, keep - newSent)
+        command.append(oldSent + newSent)
+        for (version, patch) in replayed.suffix(oldSent) {
+            JournalRecordCoding.appendReplayEntry(version: version, patch: patch, compressor: compressor, to: &command)
+        }
+        var skip = newlyHeld - newSent
+        for entry in held where full || entry.version > previous {
+            if skip > 0 {
+                skip -= 1
+                continue
+            }
+            JournalRecordCoding.appendReplayEntry(
+                version: entry.version, patch: entry.patch, compressor: compressor, to: &command)
         }
     }
 
@@ -335,7 +427,7 @@ public final class RedisJournal: SessionJournal {
         switch result {
         case .success(.integer(1)):
             statistics.writes += 1
-            onWriteLatency?(ContinuousClock.now - started)
+            onWriteLatency?(client.clock.now - started)
             if full { needsFullWrite[session.id] = nil }
             for (slot, version) in written { slot.channel.commit(through: version) }
         case .success(.integer(0)):
@@ -396,7 +488,7 @@ public final class RedisJournal: SessionJournal {
     private func touchActiveSessions() {
         guard client.isAvailable else { return }
         let since = lastTouch
-        lastTouch = ContinuousClock.now
+        lastTouch = client.clock.now
         let names = self.names
         for session in store.all where session.lastActivity >= since || session.openStreamCount > 0 {
             let keys = JournalKeys(digest: session.digest).all(viewModels: names)

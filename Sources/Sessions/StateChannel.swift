@@ -276,6 +276,8 @@ public final class StateChannel {
 
     /// The replay ring, oldest first (for the journal's full write).
     public var replayedPatches: [(version: Int, patch: [UInt8])] { machine.replay }
+    /// The bytes of the replay ring's patches.
+    public var replayedByteCount: Int { machine.replayBytes }
 
     /// Fills the replay ring from the journal, oldest first; entries not directly before ``version`` are ignored.
     public func restoreReplay(_ entries: [(version: Int, patch: [UInt8])]) {

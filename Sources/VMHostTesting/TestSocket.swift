@@ -128,7 +128,7 @@ public final class TestSocket {
     }
 
     /// Reads exactly `count` bytes.
-    func readExactly(_ count: Int) throws -> [UInt8] {
+    public func readExactly(_ count: Int) throws -> [UInt8] {
         while buffer.count < count {
             guard try fill() else { throw TestClientError("connection closed after \(buffer.count) of \(count) bytes") }
         }

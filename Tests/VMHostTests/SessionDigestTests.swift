@@ -83,8 +83,7 @@ struct SessionDigestTests {
             let version = try #require(before["search"]?["version"]?.intValue)
             #expect(
                 await eventually {
-                    let entry = try? redis.bulk(["HGET", "vmhost:{\(digest)}", "vm:search"])
-                    return entry?.contains(#""version":\#(version),"#) == true
+                    (try? redis.journaled(id, "search"))?.version == version
                 }, "the session is durable at the version read")
             // Rewrite today's keys into the earlier layout: `vmhost:{ID}…` instead of `vmhost:{DIGEST}…`.
             let earlier = try redis.keys()

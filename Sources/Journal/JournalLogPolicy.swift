@@ -1,0 +1,70 @@
+import Sessions
+
+/// The journal's decisions about one view model's list and checkpoint, as values: how many patches the list
+/// keeps, and whether a write is a checkpoint (``RedisJournal`` applies them; `JournalTests` checks them without
+/// Redis).
+struct JournalLogPolicy: Sendable, Equatable {
+    /// A view model that logged more patches than this since its checkpoint gets a new one.
+    var checkpointPatches = 32
+    /// …or more bytes than this (the patches since the checkpoint and the current snapshot delta).
+    var checkpointBytes = 4096
+
+    /// Whether the write of a view model needs a checkpoint, and if not, the mark to keep.
+    /// - Parameters:
+    ///   - mark: the view model's mark (nil: no checkpoint known to this process).
+    ///   - previous: the version its last write carried.
+    ///   - latest: the version this write carries.
+    ///   - newPatches: how many patches this write carries (fewer than `latest - previous` is a gap).
+    ///   - newBytes: their bytes.
+    ///   - deltaBytes: the bytes of the snapshot delta against `mark`.
+    /// - Returns: nil when a checkpoint is due, else the mark with this write counted.
+    func markAfterDelta(
+        _ mark: JournalMark?, previous: Int, latest: Int, newPatches: Int, newBytes: Int, deltaBytes: Int
+    ) -> JournalMark? {
+        guard var mark, mark.version <= previous, newPatches == latest - previous else { return nil }
+        mark.patches += newPatches
+        mark.bytes += newBytes
+        // NB: the delta replaces the previous one: only the current one counts.
+        guard mark.patches <= checkpointPatches, mark.bytes + deltaBytes <= checkpointBytes else { return nil }
+        return mark
+    }
+}
+
+/// Counts the patches a view model's replay ring keeps, fed newest first: as many as fit within the ring's
+/// count and byte bounds, stopping at the first that does not (what ``StateChannel`` keeps once the versions
+/// are committed: a patch larger than the byte bound on its own empties the ring).
+struct ReplayRingCount: Sendable {
+    let capacity: Int
+    let byteLimit: Int
+    private(set) var count = 0
+    private(set) var bytes = 0
+    /// Whether a patch no longer fitted: older ones are not kept either.
+    private(set) var isClosed = false
+
+    init(capacity: Int, byteLimit: Int) {
+        self.capacity = capacity
+        self.byteLimit = byteLimit
+    }
+
+    /// Counts a patch of `size` bytes, older than those counted so far; false once the ring is closed.
+    @discardableResult
+    mutating func add(_ size: Int) -> Bool {
+        guard !isClosed, count < capacity, bytes + size <= byteLimit else {
+            isClosed = true
+            return false
+        }
+        count += 1
+        bytes += size
+        return true
+    }
+
+    /// Counts `count` patches of `bytes` bytes in all, older than those counted so far, whose total is known to
+    /// fit the byte bound (a whole committed ring: no walk over its patches).
+    mutating func add(count more: Int, bytes total: Int) {
+        guard !isClosed else { return }
+        let room = capacity - count
+        count += min(room, more)
+        bytes += total
+        if more >= room { isClosed = true }
+    }
+}

@@ -1,0 +1,116 @@
+import JSON
+import Sessions
+
+/// The part of a view model's snapshot text that changed since its checkpoint: the bytes between the longest
+/// common prefix and suffix, found by comparing fixed-size blocks against the fingerprints of the checkpoint's
+/// blocks (``JournalMark``), so the writer keeps no copy of the checkpoint's text.
+///
+/// A command typically changes a few fields of a snapshot that holds the whole typed state (a search's text in
+/// front of its photos): the journal writes `VERSION PREFIX SUFFIX MIDDLE` (the checkpoint's version, the byte
+/// counts kept from its start and end, the bytes between) to the hash field `d:NAME` instead of the whole
+/// snapshot, and a reader splices it into the checkpoint's text.
+///
+/// NB: block fingerprints are 64-bit, keyed by a random seed per process: a collision (which would splice
+/// a wrong block in) needs a chosen text against an unknown seed, and only the session's own client chooses it.
+enum SnapshotDelta {
+    struct Corrupt: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Bytes per block: the granularity of the common prefix and suffix.
+    static let blockSize = 64
+    private static let seed: UInt64 = {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next() | 1
+    }()
+
+    /// The mark of a checkpoint at `version` whose snapshot text is `snapshot`.
+    static func mark(version: Int, snapshot: [UInt8]) -> JournalMark {
+        let count = snapshot.count
+        let blocks = count / blockSize
+        var leading: [UInt64] = []
+        var trailing: [UInt64] = []
+        leading.reserveCapacity(blocks)
+        trailing.reserveCapacity(blocks)
+        snapshot.withUnsafeBytes { text in
+            for block in 0..<blocks {
+                leading.append(fingerprint(text, at: block * blockSize))
+                trailing.append(fingerprint(text, at: count - (block + 1) * blockSize))
+            }
+        }
+        return JournalMark(version: version, snapshotLength: count, leadingBlocks: leading, trailingBlocks: trailing)
+    }
+
+    /// The byte counts of `snapshot` that equal the start and the end of the text `mark` was taken of (block
+    /// multiples, never overlapping).
+    static func common(_ snapshot: [UInt8], _ mark: JournalMark) -> (prefix: Int, suffix: Int) {
+        let count = snapshot.count
+        let shared = min(count, mark.snapshotLength) / blockSize
+        return snapshot.withUnsafeBytes { text in
+            var prefix = 0
+            while prefix < shared, fingerprint(text, at: prefix * blockSize) == mark.leadingBlocks[prefix] {
+                prefix += 1
+            }
+            var suffix = 0
+            while prefix + suffix < shared,
+                fingerprint(text, at: count - (suffix + 1) * blockSize) == mark.trailingBlocks[suffix]
+            {
+                suffix += 1
+            }
+            return (prefix * blockSize, suffix * blockSize)
+        }
+    }
+
+    /// `VERSION PREFIX SUFFIX MIDDLE`, the field a write sends.
+    static func append(
+        version: Int, prefix: Int, suffix: Int, of snapshot: [UInt8], to bytes: inout [UInt8]
+    ) {
+        // NB: the numbers written as JSON integers: no string per number (this runs for every command).
+        JSONValue.int(version).serialize(into: &bytes)
+        bytes.append(0x20)
+        JSONValue.int(prefix).serialize(into: &bytes)
+        bytes.append(0x20)
+        JSONValue.int(suffix).serialize(into: &bytes)
+        bytes.append(0x20)
+        bytes.append(contentsOf: snapshot[prefix..<(snapshot.count - suffix)])
+    }
+
+    /// The snapshot text that `field` (a ``append(version:prefix:suffix:of:to:)`` field) makes of `base`, the
+    /// text of the checkpoint at `version`.
+    static func apply(_ field: [UInt8], to base: [UInt8], version: Int) throws(Corrupt) -> [UInt8] {
+        var numbers: [Int] = []
+        var start = 0
+        while numbers.count < 3 {
+            guard let space = field[start...].firstIndex(of: 0x20),
+                let number = Int(String(decoding: field[start..<space], as: UTF8.self)), number >= 0
+            else { throw Corrupt(description: "a snapshot delta without its header") }
+            numbers.append(number)
+            start = space + 1
+        }
+        guard numbers[0] == version else {
+            throw Corrupt(description: "a snapshot delta of version \(numbers[0]) on the checkpoint of \(version)")
+        }
+        let prefix = numbers[1]
+        let suffix = numbers[2]
+        guard prefix <= base.count, suffix <= base.count - prefix else {
+            throw Corrupt(description: "a snapshot delta beyond its checkpoint")
+        }
+        var text = Array(base[..<prefix])
+        text.reserveCapacity(prefix + field.count - start + suffix)
+        text.append(contentsOf: field[start...])
+        text.append(contentsOf: base[(base.count - suffix)...])
+        return text
+    }
+
+    /// The fingerprint of the block of `text` at `offset` (``blockSize`` bytes, which must be there).
+    private static func fingerprint(_ text: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
+        var hash = seed
+        for word in 0..<(blockSize / 8) {
+            hash =
+                (hash ^ text.loadUnaligned(fromByteOffset: offset + word * 8, as: UInt64.self))
+                &* 0x9E37_79B9_7F4A_7C15
+            hash ^= hash >> 29
+        }
+        return hash
+    }
+}

@@ -1,0 +1,197 @@
+import JSON
+import Redis
+import Sessions
+import Testing
+import VMHostTesting
+
+/// The journal's layout on a real `redis-server`: checkpoints and the log of patches since them rebuild the
+/// session a client saw, records of the earlier format still load, and Redis holds less than the session's JSON.
+@Suite("Journal: checkpoints, log and format", .serialized)
+struct JournalFormatTests {
+    /// Sets the search text `count` times (no automatic search: one version each).
+    static func type(_ app: TestApplication, _ id: String, count: Int, prefix: String) async throws {
+        for index in 0..<count {
+            let text = "\(prefix) \(index)"
+            let response = try await app.client.post("/v1/sessions/\(id)/search/text", json: ["text": .string(text)])
+            #expect(response.status == 200, "\(text): \(response.text)")
+        }
+    }
+
+    static func withTwoApps(
+        _ body: (RedisServerProcess, TestApplication, TestApplication) async throws -> Void
+    ) async throws {
+        let redis = try RedisServerProcess()
+        try await redis.start()
+        defer { redis.stop() }
+        try await withApp({
+            $0.redisURL = redis.url()
+            $0.nodeID = "first"
+        }) { first in
+            try await withApp({
+                $0.redisURL = redis.url()
+                $0.nodeID = "second"
+            }) { second in
+                #expect(try await eventually { try await first.client.get("/healthz").json?["journal"] == "ok" })
+                #expect(try await eventually { try await second.client.get("/healthz").json?["journal"] == "ok" })
+                try await body(redis, first, second)
+            }
+        }
+    }
+
+    @Test func manyCommandsAcrossCheckpointsTakeOverWithTheStateAndReplayTheClientSaw() async throws {
+        try await Self.withTwoApps { redis, first, second in
+            let id = try await first.createSession()
+            try await JournalTakeoverTests.loadState(first, id)
+            // 100 versions: three checkpoints at least (one per 32 patches), and a log since the last.
+            try await Self.type(first, id, count: 100, prefix: "kitten")
+            let before = try #require(try await first.client.get("/v1/sessions/\(id)").json)
+            let version = try #require(before["search"]?["version"]?.intValue)
+            let hash = "vmhost:{\(SessionID.digest(id))}"
+            let entry = try #require(try redis.bytes(["HGET", hash, "vm:search"]))
+            #expect(entry.first == UInt8(ascii: "z"), "a compressed checkpoint")
+            let journaled = try #require(try redis.journaled(id, "search"))
+            #expect(journaled.version == version)
+            #expect(journaled.replay.count <= 64 && journaled.replay.last?.version == version)
+
+            let taken = try await second.client.get("/v1/sessions/\(id)")
+            #expect(taken.status == 200)
+            #expect(taken.json == before, "the same state, versions included")
+
+            // Resume inside the ring: exactly the missed patches, which apply to the client's state.
+            var state = try #require(try await first.client.get("/v1/sessions/\(id)/search").json)
+            let behind = try await TestEventStream(
+                port: second.port, path: "/v1/sessions/\(id)/search/events",
+                headers: [("Last-Event-ID", "\(version - 5)")])
+            for expected in (version - 4)...version {
+                let event = try #require(try await behind.next())
+                #expect(event.event == "patch" && event.id == "\(expected)")
+            }
+            // Beyond the ring (64 patches): a snapshot, the state the client then continues from.
+            let beyond = try await TestEventStream(
+                port: second.port, path: "/v1/sessions/\(id)/search/events",
+                headers: [("Last-Event-ID", "\(version - 90)")])
+            let snapshot = try #require(try await beyond.next())
+            #expect(snapshot.event == "snapshot" && snapshot.id == "\(version)")
+            #expect(try JSONParser.parse(snapshot.data) == state)
+
+            // Commands continue the versions on the new owner, and a third reader rebuilds them too.
+            try await Self.type(second, id, count: 40, prefix: "puppy")
+            let patch = try #require(try await behind.next())
+            #expect(patch.id == "\(version + 1)")
+            state = try #require(try await second.client.get("/v1/sessions/\(id)/search").json)
+            #expect(state["version"]?.intValue == version + 40)
+            #expect(state["searchText"] == "puppy 39")
+            // The first application learns it lost the session at its next write, hands it over, and takes it back
+            // from Redis: the second application's checkpoint with its log applied.
+            #expect(
+                try await first.client.post("/v1/sessions/\(id)/search/text", json: ["text": "stale"]).status == 503)
+            let back = try await first.client.get("/v1/sessions/\(id)/search")
+            #expect(back.json == state, "taken back: the second application's log since its checkpoint applied")
+        }
+    }
+
+    /// An answer kept for an `Idempotency-Key` (a command's answer is its view model's whole state) is stored
+    /// plain by its command's write and compressed by a full write (here: Redis lost the session's hash), and
+    /// another application replays it byte for byte after a takeover.
+    @Test func aLargeIdempotentAnswerIsStoredCompressedAndReplayedElsewhere() async throws {
+        try await Self.withTwoApps { redis, first, second in
+            let id = try await first.createSession()
+            try await JournalTakeoverTests.loadState(first, id)
+            let key = [("Idempotency-Key", "text-1")]
+            let answer = try await first.client.post(
+                "/v1/sessions/\(id)/search/text", json: ["text": "once"], headers: key)
+            #expect(answer.status == 200)
+            #expect(answer.body.count > 4000, "the whole search state (\(answer.body.count) bytes)")
+            let hash = "vmhost:{\(SessionID.digest(id))}"
+            let plain = try #require(try redis.bytes(["HGET", hash + ":k", "text-1"]))
+            #expect(plain.first == UInt8(ascii: "a"), "framed, not deflated on the command path")
+            #expect(plain.count < answer.body.count + 100, "the body as it is (\(plain.count) bytes)")
+            // Redis loses the session's hash: the next write is answered "missing" and becomes a full write.
+            _ = try redis.command(["DEL", hash])
+            #expect(try await first.client.post("/v1/sessions/\(id)/search/text", json: ["text": "x"]).status == 200)
+            #expect(
+                await eventually {
+                    (try? redis.bytes(["HGET", hash + ":k", "text-1"]))?.first == UInt8(ascii: "z")
+                }, "compressed by the full write")
+            let stored = try #require(try redis.bytes(["HGET", hash + ":k", "text-1"]))
+            #expect(stored.count * 4 < answer.body.count, "\(stored.count) bytes stored")
+
+            let replayed = try await second.client.post(
+                "/v1/sessions/\(id)/search/text", json: ["text": "once"], headers: key)
+            #expect(replayed.status == 200)
+            #expect(replayed.header("Idempotent-Replayed") == "true")
+            #expect(replayed.body == answer.body, "the first answer, byte for byte")
+            let reused = try await second.client.post(
+                "/v1/sessions/\(id)/search/text", json: ["text": "other"], headers: key)
+            #expect(reused.status == 422)
+        }
+    }
+
+    /// A session as releases before checkpoints wrote it (each view model's whole entry as JSON, plain patches)
+    /// loads, continues, and is then written in this format.
+    @Test func aRecordInTheEarlierFormatLoads() async throws {
+        try await Self.withTwoApps { redis, first, second in
+            let id = try await first.createSession()
+            try await JournalTakeoverTests.loadState(first, id)
+            let before = try #require(try await first.client.get("/v1/sessions/\(id)").json)
+            let hash = "vmhost:{\(SessionID.digest(id))}"
+            // Rewrite each view model in the earlier layout, by hand.
+            for name in ["search", "products"] {
+                let version = try #require(before[name]?["version"]?.intValue)
+                #expect(await eventually { (try? redis.journaled(id, name))?.version == version })
+                let model = try #require(try redis.journaled(id, name))
+                var entry = Array(#"{"version":\#(version),"state":"#.utf8) + model.state.serializedBytes
+                entry += Array(#","snapshot":"#.utf8) + model.snapshot.serializedBytes + [UInt8(ascii: "}")]
+                #expect(
+                    try redis.command(["HSET", hash, "vm:" + name, String(decoding: entry, as: UTF8.self)]) == ":0")
+                _ = try redis.command(["HDEL", hash, "d:" + name])
+                let ring = hash + ":r:" + name
+                _ = try redis.command(["DEL", ring])
+                for (patchVersion, patch) in model.replay {
+                    _ = try redis.command(["RPUSH", ring, "\(patchVersion) " + String(decoding: patch, as: UTF8.self)])
+                }
+            }
+            let entry = try #require(try redis.bytes(["HGET", hash, "vm:search"]))
+            #expect(entry.first == UInt8(ascii: "{"), "the earlier format")
+
+            let taken = try await second.client.get("/v1/sessions/\(id)")
+            #expect(taken.status == 200)
+            #expect(taken.json == before, "the same state, versions included")
+            let version = try #require(before["search"]?["version"]?.intValue)
+            let stream = try await TestEventStream(
+                port: second.port, path: "/v1/sessions/\(id)/search/events",
+                headers: [("Last-Event-ID", "\(version - 1)")])
+            #expect(try await stream.next()?.id == "\(version)", "its plain ring replays")
+            try await Self.type(second, id, count: 1, prefix: "after")
+            #expect(try await stream.next()?.id == "\(version + 1)")
+            #expect(
+                await eventually {
+                    (try? redis.bytes(["HGET", hash, "vm:search"]))?.first == UInt8(ascii: "z")
+                }, "written in this format from then on")
+            #expect((try redis.journaled(id, "search"))?.state["searchText"] == "after 0")
+        }
+    }
+
+    /// The journal's size: Redis holds at most the session's JSON (`GET /v1/sessions/{id}`) for a session with two
+    /// search pages and two product pages loaded, and keeps to it as commands go on (the log is bounded by
+    /// checkpoints, the ring by bytes). Fails if the journal regrows.
+    @Test func redisHoldsAtMostTheSessionsJSON() async throws {
+        let redis = try RedisServerProcess()
+        try await redis.start()
+        defer { redis.stop() }
+        try await withApp({ $0.redisURL = redis.url() }) { app in
+            #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
+            let id = try await app.createSession()
+            try await JournalTakeoverTests.loadState(app, id)
+            for round in 0..<3 {
+                let json = try await app.client.get("/v1/sessions/\(id)").body.count
+                let version = try #require(try await app.client.get("/v1/sessions/\(id)/search").json?["version"])
+                #expect(await eventually { (try? redis.journaled(id, "search"))?.state["version"] == version })
+                let bytes = try redis.memoryUsage(ofSession: id)
+                #expect(bytes > 1000, "measured (\(bytes) bytes)")
+                #expect(bytes <= json, "round \(round): \(bytes) bytes in Redis for \(json) bytes of JSON")
+                try await Self.type(app, id, count: 30, prefix: "round \(round)")
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import JSON
+import Redis
+import Sessions
+import VMHostTesting
+
+@testable import Journal
+
+extension RedisServerProcess {
+    /// Sends one command over a fresh connection and returns its reply, binary-safe (the journal's values are
+    /// compressed): bulk strings, integers, status lines and arrays of them.
+    func reply(_ arguments: [String]) throws -> RedisReply {
+        let socket = try TestSocket(port: port, timeoutSeconds: 5)
+        defer { socket.close() }
+        var text = "*\(arguments.count)\r\n"
+        for argument in arguments { text += "$\(argument.utf8.count)\r\n\(argument)\r\n" }
+        try socket.write(authPrefix + text)
+        if !authPrefix.isEmpty { _ = try socket.readLine() }
+        return try Self.readReply(socket)
+    }
+
+    private static func readReply(_ socket: TestSocket) throws -> RedisReply {
+        let head = try socket.readLine()
+        let rest = String(head.dropFirst())
+        switch head.first {
+        case "$":
+            guard let length = Int(rest) else { throw TestClientError("RESP: \(head)") }
+            if length < 0 { return .null }
+            let bytes = try socket.readExactly(length + 2)
+            return .bulk(Array(bytes.dropLast(2)))
+        case "*":
+            guard let count = Int(rest) else { throw TestClientError("RESP: \(head)") }
+            var elements: [RedisReply] = []
+            for _ in 0..<max(0, count) { elements.append(try readReply(socket)) }
+            return .array(elements)
+        case ":":
+            return .integer(Int64(rest) ?? 0)
+        case "-":
+            return .error(rest)
+        default:
+            return .status(rest)
+        }
+    }
+
+    /// The bytes of a bulk reply (nil for none).
+    func bytes(_ arguments: [String]) throws -> [UInt8]? {
+        guard case .bulk(let bytes) = try reply(arguments) else { return nil }
+        return bytes
+    }
+
+    /// View model `name` of session `id` as Redis holds it: its checkpoint with the logged patches applied, as a
+    /// takeover would read it (nil when Redis has no entry of it).
+    func journaled(_ id: String, _ name: String) throws -> SessionRecord.ViewModel? {
+        let hash = "vmhost:{\(SessionID.digest(id))}"
+        guard let entry = try bytes(["HGET", hash, "vm:" + name]) else { return nil }
+        let delta = try bytes(["HGET", hash, "d:" + name])
+        guard case .array(let list) = try reply(["LRANGE", hash + ":r:" + name, "0", "-1"]) else { return nil }
+        let compressor = JournalCompressor()
+        var replay: [(version: Int, patch: [UInt8])] = []
+        for element in list {
+            guard let bytes = element.bytes else { throw TestClientError("a replay entry that is not a string") }
+            replay.append(try JournalRecordCoding.replayEntry(bytes, compressor: compressor))
+        }
+        return try JournalRecordCoding.viewModel(
+            name: name, entry: entry, delta: delta, replay: replay, compressor: compressor)
+    }
+
+    /// The bytes Redis uses for every key of session `id` (`MEMORY USAGE`, the keys' values and overhead).
+    func memoryUsage(ofSession id: String) throws -> Int {
+        guard case .array(let keys) = try reply(["KEYS", "vmhost:{\(SessionID.digest(id))}*"]) else { return 0 }
+        var total = 0
+        for key in keys {
+            guard let name = key.bytes,
+                case .integer(let bytes) = try reply([
+                    "MEMORY", "USAGE", String(decoding: name, as: UTF8.self), "SAMPLES", "0",
+                ])
+            else {
+                continue
+            }
+            total += Int(bytes)
+        }
+        return total
+    }
+}
