@@ -110,7 +110,7 @@ extension VMHostConfiguration {
             \.maxSessionsPerSubject, 1...1_000_000),
         .integer(
             "maxStreamsPerSession", "VMHOST_MAX_STREAMS_PER_SESSION",
-            "open event streams per session (429 too_many_streams beyond)", \.maxStreamsPerSession, 1...1_000),
+            "open event streams per session (429 too_many_streams beyond)", \.maxStreamsPerSession, 1...100_000),
         .integer(
             "upstreamCallsPerMinute", "VMHOST_UPSTREAM_CALLS_PER_MINUTE",
             "upstream loads a session's commands may start per minute (429 rate_limited beyond)",
