@@ -30,7 +30,9 @@ extension RedisJournal {
 
         /// When a flush is to run after a mark.
         enum FlushSchedule: Equatable {
-            /// Nothing to schedule: the journal stopped, or a flush is already scheduled.
+            /// The journal stopped: the session is not queued, nothing is scheduled.
+            case ignored
+            /// Queued; nothing to schedule (a flush is already scheduled).
             case none
             /// At the end of this turn of the loop, after the events ready in it.
             case endOfTurn
@@ -120,7 +122,7 @@ extension RedisJournal {
             _ id: String, _ member: Member, at now: @autoclosure () -> ContinuousClock.Instant,
             flushScheduled: Bool
         ) -> FlushSchedule {
-            guard !isStopped else { return .none }
+            guard !isStopped else { return .ignored }
             if dirty.isEmpty { dirtySince = now() }
             dirty[id] = member
             guard !flushScheduled else { return .none }

@@ -21,6 +21,9 @@ import ViewModels
 /// - **Unavailable Redis.** While the client is not connected, ``holdsVersions`` is false: versions go out
 ///   at once, from memory, and every session changed meanwhile is marked for a full write, made as soon as
 ///   Redis is back (its replay ring included).
+///
+/// Every decision above (what is dirty, when to flush, update or full write, what a reply means) is taken by
+/// ``StateMachine``, a value; this class sends the commands, runs the timers and commits on the channels.
 @LoopActor
 public final class RedisJournal: SessionJournal {
     /// This process's owner token (`node/incarnation`): unique per process start.
@@ -235,10 +238,10 @@ public final class RedisJournal: SessionJournal {
 
     /// Acts on a mark of `session`: queues it, and schedules the flush the machine asked for.
     private func queued(_ session: Session, _ schedule: StateMachine<Session>.FlushSchedule) {
-        guard !writes.isStopped else { return }
+        if schedule == .ignored { return }
         session.isQueuedForJournal = true
         switch schedule {
-        case .none: break
+        case .ignored, .none: break
         // NB: the batch is written at the end of this turn of the loop (after the events ready in it), not on
         // the next turn: one turn less between a command and its durability.
         case .endOfTurn: flushTimer.fireSoon()
@@ -273,6 +276,7 @@ public final class RedisJournal: SessionJournal {
     private func write(_ session: Session, mode: StateMachine<Session>.WriteMode) {
         let full = mode == .full
         guard client.isAvailable else {
+            // NB: a write that cannot be made is a failed write (the metric operators watch).
             statistics.writeFailures += 1
             act(on: writes.writeImpossible(session.id, session), for: session, written: [])
             return

@@ -68,9 +68,10 @@ struct JournalStateMachineTests {
         var machine = machine(dirty: ["a"])
         machine.stop()
         #expect(machine.isStopped)
-        #expect(machine.markDirty("b", "B", at: start, flushScheduled: false) == .none)
+        #expect(machine.markDirty("b", "B", at: start, flushScheduled: false) == .ignored)
+        #expect(machine.markDirty("a", "A", at: start, flushScheduled: true) == .ignored)
         #expect(machine.dirty.keys.sorted() == ["a"])
-        #expect(machine.created("c", "C", at: start, flushScheduled: false) == .none)
+        #expect(machine.created("c", "C", at: start, flushScheduled: false) == .ignored)
         #expect(machine.dirty["c"] == nil)
     }
 
