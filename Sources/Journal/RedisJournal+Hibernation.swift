@@ -9,13 +9,17 @@ extension RedisJournal {
     public func hibernate(
         _ session: Session, idleFor idle: Duration, then completion: @escaping @LoopActor (HibernationOutcome) -> Void
     ) -> Bool {
-        guard !isStopped, client.isAvailable, !session.isClosed else { return false }
-        if needsFullWrite[session.id] != nil {
+        guard !writes.isStopped, client.isAvailable, !session.isClosed else { return false }
+        switch writes.hibernation(of: session.id, hasUnjournaledChanges: session.hasUnjournaledChanges) {
+        case .refuse:
+            return false
+        case .writeInFullFirst:
             // Not durable (Redis was away, or lost it): write it in full now; it is due again at the next sweep.
             markDirty(session)
             return false
+        case .release:
+            break
         }
-        guard dirty[session.id] == nil, !session.hasUnjournaledChanges else { return false }
         let (seconds, attoseconds) = idle.components
         let idleMilliseconds = Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
         // NB: at least a second, so a session due to expire now is not dropped before its release is answered.
@@ -50,7 +54,7 @@ extension RedisJournal {
         case .success(.integer(-1)):
             // Redis lost it (restarted empty, or flushed): it stays here and is written in full again.
             completion(.stayResident)
-            needsFullWrite[session.id] = session
+            writes.hibernationFoundMissing(session.id, session)
             markDirty(session)
         case .success(let other):
             logger.error(

@@ -21,6 +21,9 @@ import ViewModels
 /// - **Unavailable Redis.** While the client is not connected, ``holdsVersions`` is false: versions go out
 ///   at once, from memory, and every session changed meanwhile is marked for a full write, made as soon as
 ///   Redis is back (its replay ring included).
+///
+/// Every decision above (what is dirty, when to flush, update or full write, what a reply means) is taken by
+/// ``StateMachine``, a value; this class sends the commands, runs the timers and commits on the channels.
 @LoopActor
 public final class RedisJournal: SessionJournal {
     /// This process's owner token (`node/incarnation`): unique per process start.
@@ -41,9 +44,8 @@ public final class RedisJournal: SessionJournal {
     let logger: Logger
     var names: [String] { store.viewModels.map(\.name) }
 
-    var dirty: [String: Session] = [:]
-    private var dirtySince: ContinuousClock.Instant?
-    var needsFullWrite: [String: Session] = [:]
+    /// Which sessions are dirty, when to flush, how each is written and what each outcome means.
+    var writes = StateMachine<Session>()
     // NB: no weak reference to the journal anywhere: one would give it a side table, which every retain of it
     // then goes through. Its timers are its own (they go with it); its commands and tasks hold it until they
     // end; the client's state callback is taken back when it goes (deinit).
@@ -64,9 +66,6 @@ public final class RedisJournal: SessionJournal {
     /// When a view model's write is a checkpoint: what a reader applies, and what Redis holds beyond the
     /// compressed checkpoint, stays small.
     private let logPolicy: JournalLogPolicy
-    var isStopped = false
-    /// Whether ``flush()`` is writing the batch.
-    private var isFlushing = false
 
     /// Creates the journal of `store` and attaches it (sessions created from now on are journaled).
     /// - Parameters:
@@ -116,7 +115,7 @@ public final class RedisJournal: SessionJournal {
 
     /// How long the oldest change not yet written has waited (zero when none).
     public var lag: Duration {
-        guard let dirtySince else { return .zero }
+        guard let dirtySince = writes.dirtySince else { return .zero }
         return client.clock.now - dirtySince
     }
 
@@ -131,13 +130,13 @@ public final class RedisJournal: SessionJournal {
     }
 
     public func sessionCreated(_ session: Session) {
-        needsFullWrite[session.id] = session
-        markDirty(session)
+        let schedule = writes.created(
+            session.id, session, at: client.clock.now, flushScheduled: flushTimer.isScheduled)
+        queued(session, schedule)
     }
 
     public func sessionRemoved(_ session: Session) {
-        dirty[session.id] = nil
-        needsFullWrite[session.id] = nil
+        writes.forget(session.id)
         let keys = JournalKeys(digest: session.digest).all(viewModels: names)
         Task {
             do {
@@ -191,7 +190,7 @@ public final class RedisJournal: SessionJournal {
     public func releaseAll(limit: Duration = .seconds(3)) async {
         flush()
         await waitUntilDurable(store.all, limit: limit)
-        isStopped = true
+        writes.stop()
         // NB: sent back to back, so they are pipelined; then each reply is awaited in order.
         let token = Array(owner.utf8)
         let releases = store.all.map { session in
@@ -223,7 +222,7 @@ public final class RedisJournal: SessionJournal {
 
     /// Stops the timers and the client.
     public func shutdown() {
-        isStopped = true
+        writes.stop()
         flushTimer.cancel()
         touchTimer.cancel()
         client.shutdown()
@@ -232,47 +231,54 @@ public final class RedisJournal: SessionJournal {
     // MARK: Writing
 
     func markDirty(_ session: Session) {
-        guard !isStopped else { return }
-        if dirty.isEmpty { dirtySince = client.clock.now }
-        dirty[session.id] = session
+        queued(
+            session,
+            writes.markDirty(session.id, session, at: client.clock.now, flushScheduled: flushTimer.isScheduled))
+    }
+
+    /// Acts on a mark of `session`: queues it, and schedules the flush the machine asked for.
+    private func queued(_ session: Session, _ schedule: StateMachine<Session>.FlushSchedule) {
+        if schedule == .ignored { return }
         session.isQueuedForJournal = true
+        switch schedule {
+        case .ignored, .none: break
         // NB: the batch is written at the end of this turn of the loop (after the events ready in it), not on
-        // the next turn: one turn less between a command and its durability. A session marked during the
-        // batch's own writing waits for the next turn (no turn that never ends).
-        guard !flushTimer.isScheduled else { return }
-        if isFlushing { flushTimer.schedule(after: .zero) } else { flushTimer.fireSoon() }
+        // the next turn: one turn less between a command and its durability.
+        case .endOfTurn: flushTimer.fireSoon()
+        case .nextTurn: flushTimer.schedule(after: .zero)
+        }
     }
 
     /// Writes every dirty session not already being written (one script call each, pipelined).
     func flush() {
-        let sessions = dirty
-        dirty.removeAll()
-        dirtySince = nil
-        isFlushing = true
+        let sessions = writes.beginFlush()
         defer {
-            isFlushing = false
+            writes.endFlush()
             // NB: written to the socket now, not on the write event of the loop's next turn.
             client.writeNow()
         }
         for session in sessions.values {
             session.isQueuedForJournal = false
-            if session.isClosed { continue }
-            if session.isBeingJournaled {
+            switch writes.flushAction(
+                for: session.id, isClosed: session.isClosed, isBeingWritten: session.isBeingJournaled)
+            {
+            case .skip:
+                continue
+            case .waitForWriteInFlight:
                 // NB: written again when the write in flight ends (it checks for changes made meanwhile).
                 session.isQueuedForJournal = true
-                continue
+            case .write(let mode):
+                write(session, mode: mode)
             }
-            write(session)
         }
     }
 
-    private func write(_ session: Session) {
-        let full = needsFullWrite[session.id] != nil
+    private func write(_ session: Session, mode: StateMachine<Session>.WriteMode) {
+        let full = mode == .full
         guard client.isAvailable else {
-            // NB: a write that cannot be made is a failed write (the metric operators watch): the session is
-            // served from memory and written in full once Redis is back.
+            // NB: a write that cannot be made is a failed write (the metric operators watch).
             statistics.writeFailures += 1
-            degrade(session)
+            act(on: writes.writeImpossible(session.id, session), for: session, written: [])
             return
         }
         // NB: loops, not `filter` and `reduce`: a closure here checks its executor on every call.
@@ -331,7 +337,7 @@ public final class RedisJournal: SessionJournal {
         for (slot, version) in written { slot.journaledVersion = version }
         let started = client.clock.now
         run(.write, command) { result in
-            self.finishWrite(session, written: written, full: full, result: result, started: started)
+            self.finishWrite(session, written: written, mode: mode, result: result, started: started)
         }
     }
 
@@ -420,60 +426,67 @@ public final class RedisJournal: SessionJournal {
     }
 
     private func finishWrite(
-        _ session: Session, written: [(ViewModelSlot, Int)], full: Bool, result: Result<RedisReply, RedisError>,
-        started: ContinuousClock.Instant
+        _ session: Session, written: [(ViewModelSlot, Int)], mode: StateMachine<Session>.WriteMode,
+        result: Result<RedisReply, RedisError>, started: ContinuousClock.Instant
     ) {
         session.isBeingJournaled = false
+        let outcome: StateMachine<Session>.WriteOutcome
         switch result {
         case .success(.integer(1)):
             statistics.writes += 1
             onWriteLatency?(client.clock.now - started)
-            if full { needsFullWrite[session.id] = nil }
-            for (slot, version) in written { slot.channel.commit(through: version) }
+            outcome = .written
         case .success(.integer(0)):
             // Another process took the session over: stop writing it, end its streams.
             statistics.handovers += 1
             logger.info("session taken over elsewhere: handed over", metadata: ["session": "\(session.digest)"])
-            forget(session.id)
-            store.handOver(session.id)
-            return
+            outcome = .ownedElsewhere
         case .success(.integer(-1)):
             // Redis lost it (expired, or flushed): write it in full again.
-            needsFullWrite[session.id] = session
-            markDirty(session)
+            outcome = .missing
         case .success(let other):
             statistics.writeFailures += 1
             logger.error(
                 "journal write: unexpected reply", metadata: ["session": "\(session.digest)", "reply": "\(other)"])
-            degrade(session)
+            outcome = .unexpected
         case .failure(let error):
             statistics.writeFailures += 1
             logger.warning("journal write failed", metadata: ["session": "\(session.digest)", "error": "\(error)"])
-            degrade(session)
+            outcome = .failed
         }
+        let action = writes.writeEnded(session.id, session, mode: mode, outcome: outcome)
+        act(on: action, for: session, written: written)
+        if action == .handOver { return }
         let more = session.hasUnjournaledChanges
         session.isQueuedForJournal = false
         session.journalWriteEnded()
-        if !session.isClosed, more { markDirty(session) }
+        if writes.writesAgain(hasUnjournaledChanges: more, isClosed: session.isClosed) { markDirty(session) }
     }
 
-    /// Serves `session` from memory: its held versions go out now, and it is written in full once Redis is back.
-    private func degrade(_ session: Session) {
-        needsFullWrite[session.id] = session
-        for slot in session.slots { slot.channel.commit(through: slot.channel.latestVersion) }
-        session.journalWriteEnded()
-    }
-
-    private func forget(_ id: String) {
-        dirty[id] = nil
-        needsFullWrite[id] = nil
+    /// Does what the machine decided after a write of `session` (of the `written` versions) ended.
+    private func act(
+        on action: StateMachine<Session>.WriteEndAction, for session: Session, written: [(ViewModelSlot, Int)]
+    ) {
+        switch action {
+        case .commit:
+            for (slot, version) in written { slot.channel.commit(through: version) }
+        case .handOver:
+            store.handOver(session.id)
+        case .writeInFull:
+            markDirty(session)
+        case .degrade:
+            // Served from memory: its held versions go out now, and it is written in full once Redis is back.
+            for slot in session.slots { slot.channel.commit(through: slot.channel.latestVersion) }
+            session.journalWriteEnded()
+        }
     }
 
     private func clientStateChanged(_ state: RedisClientState) {
         switch state {
         case .ready:
-            logger.info("journal available", metadata: ["catching up": "\(needsFullWrite.count) sessions"])
-            for session in needsFullWrite.values where !session.isClosed { markDirty(session) }
+            let sessions = writes.catchUp()
+            logger.info("journal available", metadata: ["catching up": "\(sessions.count) sessions"])
+            for session in sessions where !session.isClosed { markDirty(session) }
         case .disconnected:
             // Versions held for writes that will now fail go out when those fail; new ones are not held.
             logger.warning("journal unavailable: serving from memory")
@@ -507,18 +520,21 @@ public final class RedisJournal: SessionJournal {
     /// one Redis lost is written in full.
     private func touched(_ session: Session, reply: RedisReply?) {
         guard !session.isClosed, store.session(session.id, touching: false) === session else { return }
+        let outcome: StateMachine<Session>.TouchOutcome
         switch reply {
-        case .integer(0):
-            guard !session.isBeingJournaled else { return }
+        case .integer(0): outcome = .ownedElsewhere
+        case .integer(-1): outcome = .missing
+        default: outcome = .refreshed
+        }
+        switch writes.touched(session.id, session, outcome: outcome, isBeingWritten: session.isBeingJournaled) {
+        case .none:
+            break
+        case .handOver:
             statistics.handovers += 1
             logger.info("session owned elsewhere: handed over", metadata: ["session": "\(session.digest)"])
-            forget(session.id)
             store.handOver(session.id)
-        case .integer(-1):
-            needsFullWrite[session.id] = session
+        case .writeInFull:
             markDirty(session)
-        default:
-            break
         }
     }
 
