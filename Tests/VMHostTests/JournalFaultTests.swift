@@ -126,12 +126,8 @@ struct JournalFaultTests {
 extension RedisServerProcess {
     /// Sends one command in RESP over a fresh connection and returns its bulk string reply (nil for a nil reply).
     func bulk(_ arguments: [String]) throws -> String? {
-        let socket = try TestSocket(port: port, timeoutSeconds: 5)
+        let socket = try send(arguments)
         defer { socket.close() }
-        var text = "*\(arguments.count)\r\n"
-        for argument in arguments { text += "$\(argument.utf8.count)\r\n\(argument)\r\n" }
-        try socket.write(authPrefix + text)
-        if !authPrefix.isEmpty { _ = try socket.readLine() }
         let head = try socket.readLine()
         guard head.hasPrefix("$"), let length = Int(head.dropFirst()), length >= 0 else { return nil }
         // NB: the journal's values are compact JSON, one line.

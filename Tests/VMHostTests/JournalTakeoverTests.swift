@@ -135,12 +135,8 @@ extension RedisServerProcess {
     /// Sends one command in RESP over a fresh connection and returns the first reply line.
     @discardableResult
     func command(_ arguments: [String]) throws -> String {
-        let socket = try TestSocket(port: port, timeoutSeconds: 5)
+        let socket = try send(arguments)
         defer { socket.close() }
-        var text = "*\(arguments.count)\r\n"
-        for argument in arguments { text += "$\(argument.utf8.count)\r\n\(argument)\r\n" }
-        try socket.write(authPrefix + text)
-        if !authPrefix.isEmpty { _ = try socket.readLine() }
         return try socket.readLine()
     }
 }

@@ -9,13 +9,25 @@ extension RedisServerProcess {
     /// Sends one command over a fresh connection and returns its reply, binary-safe (the journal's values are
     /// compressed): bulk strings, integers, status lines and arrays of them.
     func reply(_ arguments: [String]) throws -> RedisReply {
-        let socket = try TestSocket(port: port, timeoutSeconds: 5)
+        let socket = try send(arguments)
         defer { socket.close() }
+        return try Self.readReply(socket)
+    }
+
+    /// Sends one command in RESP (after `AUTH` when the server has a password, its reply read) over a fresh
+    /// connection, which the caller reads the reply from and closes.
+    func send(_ arguments: [String]) throws -> TestSocket {
+        let socket = try TestSocket(port: port, timeoutSeconds: 5)
         var text = "*\(arguments.count)\r\n"
         for argument in arguments { text += "$\(argument.utf8.count)\r\n\(argument)\r\n" }
-        try socket.write(authPrefix + text)
-        if !authPrefix.isEmpty { _ = try socket.readLine() }
-        return try Self.readReply(socket)
+        do {
+            try socket.write(authPrefix + text)
+            if !authPrefix.isEmpty { _ = try socket.readLine() }
+        } catch {
+            socket.close()
+            throw error
+        }
+        return socket
     }
 
     private static func readReply(_ socket: TestSocket) throws -> RedisReply {
