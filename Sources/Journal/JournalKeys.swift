@@ -9,10 +9,10 @@ struct JournalKeys {
     let keys: String
 
     /// The hash key is `vmhost:{ID}`; the others add a suffix to it.
-    private static let prefix = "vmhost:{"
-    private static let keyOrderSuffix = ":ko"
-    private static let keysSuffix = ":k"
-    private static let replaySuffix = ":r:"
+    private static let prefix: StaticString = "vmhost:{"
+    private static let keyOrderSuffix: StaticString = ":ko"
+    private static let keysSuffix: StaticString = ":k"
+    private static let replaySuffix: StaticString = ":r:"
 
     /// The keys of the session whose digest is `digest`.
     init(digest: String) {
@@ -24,32 +24,32 @@ struct JournalKeys {
     static func legacy(id: String) -> JournalKeys { JournalKeys(name: id) }
 
     private init(name: String) {
-        hash = Self.prefix + name + "}"
-        keyOrder = hash + Self.keyOrderSuffix
-        keys = hash + Self.keysSuffix
+        hash = "\(Self.prefix)\(name)}"
+        keyOrder = "\(hash)\(Self.keyOrderSuffix)"
+        keys = "\(hash)\(Self.keysSuffix)"
     }
 
     /// The replay list of view model `name`.
-    func replay(_ name: String) -> String { hash + Self.replaySuffix + name }
+    func replay(_ name: String) -> String { "\(hash)\(Self.replaySuffix)\(name)" }
 
-    /// Appends the keys of a write of the session whose digest is `id` to `command`: the hash, the key order, the
-    /// keys, then the replay list of each of `viewModels`; the same keys as ``init(digest:)`` and ``replay(_:)``
-    /// give, without their strings (a write runs for every command).
-    static func appendWriteKeys(of id: String, viewModels: [String], to command: inout RedisCommand) {
-        let hashLength = prefix.utf8.count + id.utf8.count + 1
-        func appendKey(_ suffix: String, _ name: String = "") {
-            command.appendArgument(length: hashLength + suffix.utf8.count + name.utf8.count) { bytes in
-                bytes.append(utf8: prefix)
-                bytes.append(utf8: id)
-                bytes.append(UInt8(ascii: "}"))
-                bytes.append(utf8: suffix)
-                bytes.append(utf8: name)
-            }
-        }
-        appendKey("")
-        appendKey(keyOrderSuffix)
-        appendKey(keysSuffix)
-        for name in viewModels { appendKey(replaySuffix, name) }
+    /// The keys a write of the session whose digest is `digest` starts with (the hash, the key order and the
+    /// keys), encoded as command arguments: the same keys as ``init(digest:)`` gives, encoded once per session
+    /// and copied into each of its writes (``RedisCommand/append(encoded:count:)``, three arguments).
+    static func encodedWriteKeys(of digest: String) -> [UInt8] {
+        let keys = JournalKeys(digest: digest)
+        var command = RedisCommand(capacity: 3 * (keys.hash.utf8.count + 8) + 16)
+        command.append(keys.hash)
+        command.append(keys.keyOrder)
+        command.append(keys.keys)
+        return command.encodedArguments
+    }
+
+    /// The replay list of view model `name` of the session whose digest is `digest`, encoded as one command
+    /// argument (as ``replay(_:)`` names it).
+    static func encodedReplayKey(of digest: String, viewModel name: String) -> [UInt8] {
+        var command = RedisCommand(capacity: 64)
+        command.append(JournalKeys(digest: digest).replay(name))
+        return command.encodedArguments
     }
 
     /// Every key, for `DEL` and `PEXPIRE`.

@@ -29,86 +29,102 @@ enum JournalScript: CaseIterable {
         }
     }
 
-    /// Writes a session. KEYS: hash, key order, keys, then one replay list per view model written.
-    /// ARGV: owner, ttl ms, replay capacity (unused: the writer says what each list keeps), key capacity, mode
-    /// (`create` | `update` | `full`), the session's subject digest (empty for none; written by `create` and
-    /// `full` writes), view model count, then per view
-    /// model: name, checkpoint (empty for none: then the snapshot delta is written), snapshot delta, the entries
-    /// its replay list keeps (the replay ring's and every one after the checkpoint),
-    /// patch count, patches…; then answer count, then key, answer…, then the bytes of answers
-    /// kept (past it, or past the key capacity, the oldest keys go; the newest stays).
-    /// Returns 1 written, 0 owned by another process, -1 missing (an `update` of a session Redis no longer
-    /// has: write it in full).
+    /// Writes sessions: every session of a flush in one call (at most ``JournalWriteBatch/maximumSessions``).
+    /// KEYS, per session: hash, key order, keys, then one replay list per view model written.
+    /// ARGV: owner, ttl ms, key capacity, bytes of answers kept per session (past either, the oldest keys go; the
+    /// newest stays), session count; then per session: mode (`update` | `full`), the session's subject digest
+    /// (empty for none; written by `full` writes), view model count, then per view model: name, checkpoint
+    /// (empty for none: then the snapshot delta is written), snapshot delta, the entries its replay list keeps
+    /// (the replay ring's and every one after the checkpoint), patch count, patches…; then answer count, then
+    /// key, answer….
+    /// Returns one integer per session, in order: 1 written, 0 owned by another process (nothing of it
+    /// written), -1 missing (an `update` of a session Redis no longer has: write it in full).
     ///
+    /// Each session is fenced on its own: one owned elsewhere leaves the others of the call written.
     /// An `update` (the common case: a few patches of one view model) runs four Redis commands: the owner
     /// check, the snapshot delta (or a checkpoint), one `RPUSH` of every new patch, and a `LTRIM` once the ring
-    /// is full. Expiry is set
-    /// when a key is created (a `full` write, a new list) and refreshed by ``touch`` for sessions in use;
-    /// `HSET` and `RPUSH` keep a key's expiry.
+    /// is full. Expiry is set when a key is created (a `full` write, a new list) and refreshed by ``touch`` for
+    /// sessions in use; `HSET` and `RPUSH` keep a key's expiry.
+    /// NB: one call for many sessions rather than one each: per session, the call's own cost (the script's
+    /// lookup and Lua setup in Redis; a command, its callback and its reply in vmhost) was more than the writes.
+    /// The sessions' keys lie in different hash slots: one Redis (as vmhost's one connection), not a Cluster.
     private static let writeSource = """
-        local owner = redis.call('HGET', KEYS[1], 'owner')
         local me = ARGV[1]
-        local mode = ARGV[5]
-        if mode == 'update' then
-          if not owner then return -1 end
-          if owner ~= me then return 0 end
-        elseif owner and owner ~= me then
-          return 0
-        end
         local ttl = tonumber(ARGV[2])
-        local keyCap = tonumber(ARGV[4])
-        if mode ~= 'update' then
-          redis.call('HSET', KEYS[1], 'owner', me)
-          if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'sub', ARGV[6]) end
-          redis.call('PEXPIRE', KEYS[1], ttl)
-        end
-        local i = 8
-        for v = 1, tonumber(ARGV[7]) do
-          local ring = KEYS[3 + v]
-          if ARGV[i + 1] ~= '' then
-            redis.call('HSET', KEYS[1], 'vm:' .. ARGV[i], ARGV[i + 1])
-            redis.call('HDEL', KEYS[1], 'd:' .. ARGV[i])
-          else
-            redis.call('HSET', KEYS[1], 'd:' .. ARGV[i], ARGV[i + 2])
+        local keyCap = tonumber(ARGV[3])
+        local byteCap = tonumber(ARGV[4])
+        local results = {}
+        local k = 0
+        local i = 6
+        for s = 1, tonumber(ARGV[5]) do
+          local hash = KEYS[k + 1]
+          local mode = ARGV[i]
+          local models = tonumber(ARGV[i + 2])
+          local owner = redis.call('HGET', hash, 'owner')
+          local result = 1
+          if mode == 'update' then
+            if not owner then result = -1 elseif owner ~= me then result = 0 end
+          elseif owner and owner ~= me then
+            result = 0
           end
-          local keep = tonumber(ARGV[i + 3])
-          local patches = tonumber(ARGV[i + 4])
-          i = i + 5
-          if mode ~= 'update' or keep == 0 then redis.call('DEL', ring) end
-          if patches > 0 then
-            local length = redis.call('RPUSH', ring, unpack(ARGV, i, i + patches - 1))
-            i = i + patches
-            if length > keep then redis.call('LTRIM', ring, -keep, -1) end
-            if length == patches then redis.call('PEXPIRE', ring, ttl) end
+          local write = result == 1
+          if write and mode ~= 'update' then
+            redis.call('HSET', hash, 'owner', me)
+            if ARGV[i + 1] ~= '' then redis.call('HSET', hash, 'sub', ARGV[i + 1]) end
+            redis.call('PEXPIRE', hash, ttl)
           end
-        end
-        local answers = tonumber(ARGV[i])
-        i = i + 1
-        if answers > 0 then
-          local byteCap = tonumber(ARGV[i + 2 * answers])
-          local bytes = tonumber(redis.call('HGET', KEYS[3], '') or '0')
-          for a = 1, answers do
-            local previous = redis.call('HSTRLEN', KEYS[3], ARGV[i])
-            if redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) == 1 then
-              redis.call('RPUSH', KEYS[2], ARGV[i])
-              bytes = bytes + #ARGV[i]
+          i = i + 3
+          for v = 1, models do
+            local keep = tonumber(ARGV[i + 3])
+            local patches = tonumber(ARGV[i + 4])
+            if write then
+              local ring = KEYS[k + 3 + v]
+              if ARGV[i + 1] ~= '' then
+                redis.call('HSET', hash, 'vm:' .. ARGV[i], ARGV[i + 1])
+                redis.call('HDEL', hash, 'd:' .. ARGV[i])
+              else
+                redis.call('HSET', hash, 'd:' .. ARGV[i], ARGV[i + 2])
+              end
+              if mode ~= 'update' or keep == 0 then redis.call('DEL', ring) end
+              if patches > 0 then
+                local length = redis.call('RPUSH', ring, unpack(ARGV, i + 5, i + 4 + patches))
+                if length > keep then redis.call('LTRIM', ring, -keep, -1) end
+                if length == patches then redis.call('PEXPIRE', ring, ttl) end
+              end
             end
-            bytes = bytes + #ARGV[i + 1] - previous
-            i = i + 2
+            i = i + 5 + patches
           end
-          local length = redis.call('LLEN', KEYS[2])
-          while length > keyCap or (bytes > byteCap and length > 1) do
-            local oldest = redis.call('LPOP', KEYS[2])
-            local size = redis.call('HSTRLEN', KEYS[3], oldest)
-            if size > 0 then bytes = bytes - #oldest - size end
-            redis.call('HDEL', KEYS[3], oldest)
-            length = length - 1
+          local answers = tonumber(ARGV[i])
+          i = i + 1
+          if write and answers > 0 then
+            local order = KEYS[k + 2]
+            local keys = KEYS[k + 3]
+            local bytes = tonumber(redis.call('HGET', keys, '') or '0')
+            for a = i, i + 2 * answers - 2, 2 do
+              local previous = redis.call('HSTRLEN', keys, ARGV[a])
+              if redis.call('HSET', keys, ARGV[a], ARGV[a + 1]) == 1 then
+                redis.call('RPUSH', order, ARGV[a])
+                bytes = bytes + #ARGV[a]
+              end
+              bytes = bytes + #ARGV[a + 1] - previous
+            end
+            local length = redis.call('LLEN', order)
+            while length > keyCap or (bytes > byteCap and length > 1) do
+              local oldest = redis.call('LPOP', order)
+              local size = redis.call('HSTRLEN', keys, oldest)
+              if size > 0 then bytes = bytes - #oldest - size end
+              redis.call('HDEL', keys, oldest)
+              length = length - 1
+            end
+            redis.call('HSET', keys, '', bytes)
+            redis.call('PEXPIRE', order, ttl)
+            redis.call('PEXPIRE', keys, ttl)
           end
-          redis.call('HSET', KEYS[3], '', bytes)
-          redis.call('PEXPIRE', KEYS[2], ttl)
-          redis.call('PEXPIRE', KEYS[3], ttl)
+          i = i + 2 * answers
+          k = k + 3 + models
+          results[s] = result
         end
-        return 1
+        return results
         """
 
     /// Takes a session over and reads it. KEYS: hash, key order, keys, then one replay list per view model (`n`

@@ -2,6 +2,9 @@
 public struct JournalStatistics: Sendable, Equatable {
     /// Session writes acknowledged by Redis.
     public var writes = 0
+    /// Calls of the write script (each writes the sessions of one flush, up to 64: ``writes`` over this is the
+    /// batch size).
+    public var writeCalls = 0
     /// Session writes that failed (Redis unavailable, timed out, or answered an error).
     public var writeFailures = 0
     /// Sessions taken over from Redis by this process.

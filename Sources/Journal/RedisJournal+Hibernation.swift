@@ -10,7 +10,7 @@ extension RedisJournal {
         _ session: Session, idleFor idle: Duration, then completion: @escaping @LoopActor (HibernationOutcome) -> Void
     ) -> Bool {
         guard !writes.isStopped, client.isAvailable, !session.isClosed else { return false }
-        switch writes.hibernation(of: session.id, hasUnjournaledChanges: session.hasUnjournaledChanges) {
+        switch writes.hibernation(of: ObjectIdentifier(session), hasUnjournaledChanges: session.hasUnjournaledChanges) {
         case .refuse:
             return false
         case .writeInFullFirst:
@@ -54,7 +54,7 @@ extension RedisJournal {
         case .success(.integer(-1)):
             // Redis lost it (restarted empty, or flushed): it stays here and is written in full again.
             completion(.stayResident)
-            writes.hibernationFoundMissing(session.id, session)
+            writes.hibernationFoundMissing(ObjectIdentifier(session), session)
             markDirty(session)
         case .success(let other):
             logger.error(

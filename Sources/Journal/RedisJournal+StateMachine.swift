@@ -12,15 +12,16 @@ extension RedisJournal {
     ///   (created here, Redis was away, or Redis lost them), else as an update.
     /// - **Fencing.** A write refused because another process owns the session hands it over: it is forgotten.
     ///
-    /// Keyed by session id. `Member` is what the journal writes (a ``Session``; anything in tests): the machine
+    /// Keyed by `ID` (the session object's identity in the journal: no string hashed per command). `Member` is
+    /// what the journal writes (a ``Session``; anything in tests): the machine
     /// hands it back and never looks into it. NB: a session's own flags (`isBeingJournaled`, `isClosed`,
     /// `hasUnjournaledChanges`) stay on the session, which reads them on every command; the journal passes
     /// them in where a decision depends on them.
-    struct StateMachine<Member> {
+    struct StateMachine<ID: Hashable, Member> {
         /// Sessions changed since the last flush, by id.
-        private(set) var dirty: [String: Member] = [:]
+        private(set) var dirty: [ID: Member] = [:]
         /// Sessions whose next write is a full one (created here, Redis was away, or Redis lost them), by id.
-        private(set) var needsFullWrite: [String: Member] = [:]
+        private(set) var needsFullWrite: [ID: Member] = [:]
         /// Since when the oldest dirty session has waited (nil when none).
         private(set) var dirtySince: ContinuousClock.Instant?
         /// Whether a flush is writing its batch.
@@ -119,7 +120,7 @@ extension RedisJournal {
         /// Session `id` changed at `now`: it is dirty. Answers when to flush, given whether one is scheduled.
         /// NB: `now` is read only for the first mark of a batch (an autoclosure: no clock read per command).
         mutating func markDirty(
-            _ id: String, _ member: Member, at now: @autoclosure () -> ContinuousClock.Instant,
+            _ id: ID, _ member: Member, at now: @autoclosure () -> ContinuousClock.Instant,
             flushScheduled: Bool
         ) -> FlushSchedule {
             guard !isStopped else { return .ignored }
@@ -131,7 +132,7 @@ extension RedisJournal {
 
         /// Session `id` was created here: its first write is a full one. Answers as ``markDirty(_:_:at:flushScheduled:)``.
         mutating func created(
-            _ id: String, _ member: Member, at now: @autoclosure () -> ContinuousClock.Instant,
+            _ id: ID, _ member: Member, at now: @autoclosure () -> ContinuousClock.Instant,
             flushScheduled: Bool
         ) -> FlushSchedule {
             needsFullWrite[id] = member
@@ -139,13 +140,13 @@ extension RedisJournal {
         }
 
         /// Session `id` closed here (removed, or handed over): nothing of it is written any more.
-        mutating func forget(_ id: String) {
+        mutating func forget(_ id: ID) {
             dirty[id] = nil
             needsFullWrite[id] = nil
         }
 
         /// A flush begins: hands out its batch (every dirty session) and empties it.
-        mutating func beginFlush() -> [String: Member] {
+        mutating func beginFlush() -> [ID: Member] {
             let batch = dirty
             dirty.removeAll()
             dirtySince = nil
@@ -154,7 +155,7 @@ extension RedisJournal {
         }
 
         /// What the flush does with session `id` of its batch, closed or not, with a write in flight or not.
-        func flushAction(for id: String, isClosed: Bool, isBeingWritten: Bool) -> FlushAction {
+        func flushAction(for id: ID, isClosed: Bool, isBeingWritten: Bool) -> FlushAction {
             if isClosed { return .skip }
             if isBeingWritten { return .waitForWriteInFlight }
             return .write(needsFullWrite[id] != nil ? .full : .update)
@@ -169,7 +170,7 @@ extension RedisJournal {
 
         /// The write of session `id`, in `mode`, ended with `outcome`.
         mutating func writeEnded(
-            _ id: String, _ member: Member, mode: WriteMode, outcome: WriteOutcome
+            _ id: ID, _ member: Member, mode: WriteMode, outcome: WriteOutcome
         ) -> WriteEndAction {
             switch outcome {
             case .written:
@@ -189,7 +190,7 @@ extension RedisJournal {
 
         /// A write of session `id` could not be made (Redis unavailable): it is served from memory and written
         /// in full once Redis is back. NB: counted as a failed write (the metric operators watch).
-        mutating func writeImpossible(_ id: String, _ member: Member) -> WriteEndAction {
+        mutating func writeImpossible(_ id: ID, _ member: Member) -> WriteEndAction {
             needsFullWrite[id] = member
             return .degrade
         }
@@ -208,7 +209,7 @@ extension RedisJournal {
         /// An expiry refresh of session `id` learned `outcome`. A session whose write is in flight is not handed
         /// over here: that write's own outcome decides.
         mutating func touched(
-            _ id: String, _ member: Member, outcome: TouchOutcome, isBeingWritten: Bool
+            _ id: ID, _ member: Member, outcome: TouchOutcome, isBeingWritten: Bool
         ) -> TouchAction {
             switch outcome {
             case .refreshed:
@@ -226,7 +227,7 @@ extension RedisJournal {
         // MARK: Hibernation
 
         /// Whether session `id` may be released for hibernation: only once all of it is in Redis.
-        func hibernation(of id: String, hasUnjournaledChanges: Bool) -> HibernationAction {
+        func hibernation(of id: ID, hasUnjournaledChanges: Bool) -> HibernationAction {
             if isStopped { return .refuse }
             if needsFullWrite[id] != nil { return .writeInFullFirst }
             if dirty[id] != nil || hasUnjournaledChanges { return .refuse }
@@ -234,7 +235,7 @@ extension RedisJournal {
         }
 
         /// A hibernation found Redis lost session `id`: it stays resident and is written in full.
-        mutating func hibernationFoundMissing(_ id: String, _ member: Member) {
+        mutating func hibernationFoundMissing(_ id: ID, _ member: Member) {
             needsFullWrite[id] = member
         }
 

@@ -8,10 +8,10 @@ import ViewModels
 /// The session journal in Redis: every version is written before any reader sees it, a session outlives
 /// its process, and a process that lost a session can never write it again.
 ///
-/// - **Batching.** Changes mark their session dirty; one zero-delay timer per loop turn writes every dirty
-///   session with one script call each, pipelined on the one connection: a turn costs one round trip
-///   however many sessions and subscribers it touched. At most one write per session is in flight; what
-///   changes meanwhile goes in the next one.
+/// - **Batching.** Changes mark their session dirty; at the end of the loop turn one script call writes every
+///   dirty session (``JournalWriteBatch``: up to 64 a call, calls pipelined on the one connection): a turn
+///   costs one round trip however many sessions and subscribers it touched. At most one write per session is
+///   in flight; what changes meanwhile goes in the next one.
 /// - **Commit after acknowledgement.** A session's held versions are committed (sent to streams, shown by
 ///   `GET`) once Redis acknowledged the write that holds them; command responses wait for the same.
 /// - **Fencing.** Each write runs a script that first checks the session's `owner` is this process; a
@@ -30,7 +30,7 @@ public final class RedisJournal: SessionJournal {
     public let owner: String
     /// Counters for `/metrics`.
     public private(set) var statistics = JournalStatistics()
-    /// Called with the round-trip time of every acknowledged write.
+    /// Called with the round-trip time of every acknowledged write call (one per batch of sessions).
     public var onWriteLatency: (@LoopActor (Duration) -> Void)?
     /// The client (its statistics and state are part of the journal's health).
     public let client: RedisClient
@@ -45,7 +45,9 @@ public final class RedisJournal: SessionJournal {
     var names: [String] { store.viewModels.map(\.name) }
 
     /// Which sessions are dirty, when to flush, how each is written and what each outcome means.
-    var writes = StateMachine<Session>()
+    var writes = Writes()
+    /// The journal's decisions, keyed by the session objects' identity.
+    typealias Writes = StateMachine<ObjectIdentifier, Session>
     // NB: no weak reference to the journal anywhere: one would give it a side table, which every retain of it
     // then goes through. Its timers are its own (they go with it); its commands and tasks hold it until they
     // end; the client's state callback is taken back when it goes (deinit).
@@ -131,12 +133,12 @@ public final class RedisJournal: SessionJournal {
 
     public func sessionCreated(_ session: Session) {
         let schedule = writes.created(
-            session.id, session, at: client.clock.now, flushScheduled: flushTimer.isScheduled)
+            ObjectIdentifier(session), session, at: client.clock.now, flushScheduled: flushTimer.isScheduled)
         queued(session, schedule)
     }
 
     public func sessionRemoved(_ session: Session) {
-        writes.forget(session.id)
+        writes.forget(ObjectIdentifier(session))
         let keys = JournalKeys(digest: session.digest).all(viewModels: names)
         Task {
             do {
@@ -233,11 +235,12 @@ public final class RedisJournal: SessionJournal {
     func markDirty(_ session: Session) {
         queued(
             session,
-            writes.markDirty(session.id, session, at: client.clock.now, flushScheduled: flushTimer.isScheduled))
+            writes.markDirty(
+                ObjectIdentifier(session), session, at: client.clock.now, flushScheduled: flushTimer.isScheduled))
     }
 
     /// Acts on a mark of `session`: queues it, and schedules the flush the machine asked for.
-    private func queued(_ session: Session, _ schedule: StateMachine<Session>.FlushSchedule) {
+    private func queued(_ session: Session, _ schedule: Writes.FlushSchedule) {
         if schedule == .ignored { return }
         session.isQueuedForJournal = true
         switch schedule {
@@ -249,7 +252,8 @@ public final class RedisJournal: SessionJournal {
         }
     }
 
-    /// Writes every dirty session not already being written (one script call each, pipelined).
+    /// Writes every dirty session not already being written: one script call for up to
+    /// ``JournalWriteBatch/maximumSessions`` of them (calls pipelined when there are more).
     func flush() {
         let sessions = writes.beginFlush()
         defer {
@@ -257,10 +261,12 @@ public final class RedisJournal: SessionJournal {
             // NB: written to the socket now, not on the write event of the loop's next turn.
             client.writeNow()
         }
+        // NB: one batch, appended to in place (a copy of it per session would copy its buffers each time).
+        var batch = JournalWriteBatch()
         for session in sessions.values {
             session.isQueuedForJournal = false
             switch writes.flushAction(
-                for: session.id, isClosed: session.isClosed, isBeingWritten: session.isBeingJournaled)
+                for: ObjectIdentifier(session), isClosed: session.isClosed, isBeingWritten: session.isBeingJournaled)
             {
             case .skip:
                 continue
@@ -268,38 +274,36 @@ public final class RedisJournal: SessionJournal {
                 // NB: written again when the write in flight ends (it checks for changes made meanwhile).
                 session.isQueuedForJournal = true
             case .write(let mode):
-                write(session, mode: mode)
+                guard client.isAvailable else {
+                    // NB: a write that cannot be made is a failed write (the metric operators watch).
+                    statistics.writeFailures += 1
+                    act(on: writes.writeImpossible(ObjectIdentifier(session), session), for: session, written: [])
+                    continue
+                }
+                append(session, mode: mode, to: &batch)
+                if batch.isFull {
+                    send(batch)
+                    batch = JournalWriteBatch()
+                }
             }
         }
+        if !batch.isEmpty { send(batch) }
     }
 
-    private func write(_ session: Session, mode: StateMachine<Session>.WriteMode) {
+    /// Appends the write of `session` to `batch`: its keys, its arguments (mode, subject, the view models
+    /// changed since the last write, or every one when `full`; the idempotency answers not yet written), and
+    /// what the write carries. A session with nothing to write is not added.
+    private func append(
+        _ session: Session, mode: Writes.WriteMode, to batch: inout JournalWriteBatch
+    ) {
         let full = mode == .full
-        guard client.isAvailable else {
-            // NB: a write that cannot be made is a failed write (the metric operators watch).
-            statistics.writeFailures += 1
-            act(on: writes.writeImpossible(session.id, session), for: session, written: [])
-            return
-        }
         // NB: loops, not `filter` and `reduce`: a closure here checks its executor on every call.
         // The view models to write, with the version last sent of each.
         var slots: [(slot: ViewModelSlot, previous: Int)] = []
-        var names: [String] = []
-        var capacity = 512
         for slot in session.slots {
             let previous = slot.journaledVersion
             guard full || slot.channel.latestVersion > previous else { continue }
             slots.append((slot, previous))
-            names.append(slot.name)
-            // NB: room for the new patches and a snapshot delta; a checkpoint (rare) grows the buffer.
-            if full {
-                capacity += 2 * slot.channel.lastStateByteCount
-            } else {
-                capacity += 512
-                for entry in slot.channel.heldVersions where entry.version > previous {
-                    capacity += entry.patch.count + 24
-                }
-            }
         }
         let answers = full ? session.idempotencyKeys.answered : session.unjournaledAnswers
         session.unjournaledAnswers.removeAll()
@@ -307,37 +311,70 @@ public final class RedisJournal: SessionJournal {
             session.journalWriteEnded()
             return
         }
-        // NB: encoded straight into the command: no array or string per argument, whose formatting by hiredis
+        // NB: encoded straight into the call: no array or string per argument, whose formatting by hiredis
         // cost more than the rest of a write (docs/performance.md, "Receipts").
-        var command = scriptCommand(.write, capacity: capacity)
-        command.append(3 + slots.count)
-        JournalKeys.appendWriteKeys(of: session.digest, viewModels: names, to: &command)
-        command.append(owner)
-        command.append(ttlMilliseconds)
-        command.append(replayCapacity)
-        command.append(keyCapacity)
-        command.append(full ? "full" : "update")
-        command.append(session.owner ?? "")
-        command.append(slots.count)
-        var written: [(ViewModelSlot, Int)] = []
+        // NB: the keys encoded once per session (and view model), then copied: encoding them took ~3k
+        // instructions a write.
+        if session.journalKeys.isEmpty { session.journalKeys = JournalKeys.encodedWriteKeys(of: session.digest) }
+        batch.keys.append(encoded: session.journalKeys, count: 3)
+        for (slot, _) in slots {
+            if slot.journalReplayKey.isEmpty {
+                slot.journalReplayKey = JournalKeys.encodedReplayKey(of: session.digest, viewModel: slot.name)
+            }
+            batch.keys.append(encoded: slot.journalReplayKey, count: 1)
+        }
+        batch.arguments.append(full ? "full" : "update")
+        batch.arguments.append(session.owner ?? "")
+        batch.arguments.append(slots.count)
+        var written: [(slot: ViewModelSlot, version: Int)] = []
+        written.reserveCapacity(slots.count)
         for (slot, previous) in slots {
-            appendViewModel(slot, previous: previous, full: full, to: &command)
+            appendViewModel(slot, previous: previous, full: full, to: &batch.arguments)
             written.append((slot, slot.channel.latestVersion))
         }
-        command.append(answers.count)
+        batch.arguments.append(answers.count)
         for (key, fingerprint, answer) in answers {
-            command.append(key)
-            command.append(
+            batch.arguments.append(key)
+            batch.arguments.append(
                 JournalRecordCoding.answer(
                     fingerprint: fingerprint, answer: answer, compressing: full, compressor: compressor))
         }
-        if !answers.isEmpty { command.append(keyBytesCapacity) }
-
         session.isBeingJournaled = true
         for (slot, version) in written { slot.journaledVersion = version }
+        batch.add(JournalWriteBatch.Member(session: session, written: written, mode: mode))
+    }
+
+    /// Sends one call of the write script for `batch`; its reply ends each of its sessions' writes.
+    private func send(_ batch: JournalWriteBatch) {
+        let head = scriptCommand(.write, capacity: batch.byteCount + 64)
+        let command = batch.command(
+            after: head, owner: owner, ttlMilliseconds: ttlMilliseconds, keyCapacity: keyCapacity,
+            keyBytesCapacity: keyBytesCapacity)
+        let members = batch.members
         let started = client.clock.now
+        statistics.writeCalls += 1
         run(.write, command) { result in
-            self.finishWrite(session, written: written, mode: mode, result: result, started: started)
+            self.finishBatch(members, result: result, started: started)
+        }
+    }
+
+    /// Ends the writes of one call: each session by its own answer (the script answers one per session), or
+    /// every one by the call's failure.
+    private func finishBatch(
+        _ members: [JournalWriteBatch.Member], result: Result<RedisReply, RedisError>,
+        started: ContinuousClock.Instant
+    ) {
+        if case .success(.array(let replies)) = result, replies.count == members.count {
+            onWriteLatency?(client.clock.now - started)
+            for index in members.indices {
+                let member = members[index]
+                finishWrite(
+                    member.session, written: member.written, mode: member.mode, result: .success(replies[index]))
+            }
+        } else {
+            for member in members {
+                finishWrite(member.session, written: member.written, mode: member.mode, result: result)
+            }
         }
     }
 
@@ -426,15 +463,14 @@ public final class RedisJournal: SessionJournal {
     }
 
     private func finishWrite(
-        _ session: Session, written: [(ViewModelSlot, Int)], mode: StateMachine<Session>.WriteMode,
-        result: Result<RedisReply, RedisError>, started: ContinuousClock.Instant
+        _ session: Session, written: [(slot: ViewModelSlot, version: Int)], mode: Writes.WriteMode,
+        result: Result<RedisReply, RedisError>
     ) {
         session.isBeingJournaled = false
-        let outcome: StateMachine<Session>.WriteOutcome
+        let outcome: Writes.WriteOutcome
         switch result {
         case .success(.integer(1)):
             statistics.writes += 1
-            onWriteLatency?(client.clock.now - started)
             outcome = .written
         case .success(.integer(0)):
             // Another process took the session over: stop writing it, end its streams.
@@ -454,7 +490,7 @@ public final class RedisJournal: SessionJournal {
             logger.warning("journal write failed", metadata: ["session": "\(session.digest)", "error": "\(error)"])
             outcome = .failed
         }
-        let action = writes.writeEnded(session.id, session, mode: mode, outcome: outcome)
+        let action = writes.writeEnded(ObjectIdentifier(session), session, mode: mode, outcome: outcome)
         act(on: action, for: session, written: written)
         if action == .handOver { return }
         let more = session.hasUnjournaledChanges
@@ -465,7 +501,8 @@ public final class RedisJournal: SessionJournal {
 
     /// Does what the machine decided after a write of `session` (of the `written` versions) ended.
     private func act(
-        on action: StateMachine<Session>.WriteEndAction, for session: Session, written: [(ViewModelSlot, Int)]
+        on action: Writes.WriteEndAction, for session: Session,
+        written: [(slot: ViewModelSlot, version: Int)]
     ) {
         switch action {
         case .commit:
@@ -520,13 +557,15 @@ public final class RedisJournal: SessionJournal {
     /// one Redis lost is written in full.
     private func touched(_ session: Session, reply: RedisReply?) {
         guard !session.isClosed, store.session(session.id, touching: false) === session else { return }
-        let outcome: StateMachine<Session>.TouchOutcome
+        let outcome: Writes.TouchOutcome
         switch reply {
         case .integer(0): outcome = .ownedElsewhere
         case .integer(-1): outcome = .missing
         default: outcome = .refreshed
         }
-        switch writes.touched(session.id, session, outcome: outcome, isBeingWritten: session.isBeingJournaled) {
+        switch writes.touched(
+            ObjectIdentifier(session), session, outcome: outcome, isBeingWritten: session.isBeingJournaled)
+        {
         case .none:
             break
         case .handOver:

@@ -111,6 +111,17 @@ public struct RedisCommand: Sendable {
         count += other.count
     }
 
+    /// The arguments as encoded, without the array header: for ``append(encoded:count:)`` into other commands
+    /// (the journal encodes a session's keys once and copies them into each of its writes).
+    public var encodedArguments: [UInt8] { Array(bytes[Self.headerRoom...]) }
+
+    /// Appends `count` arguments as ``encodedArguments`` gave them (one copy, nothing encoded again).
+    public mutating func append(encoded: [UInt8], count: Int) {
+        start = nil
+        bytes.append(contentsOf: encoded)
+        self.count += count
+    }
+
     /// The argument at `index`, decoded from the encoding (for checks of the first few: a walk from the start).
     public func argument(_ index: Int) -> ArraySlice<UInt8>? {
         guard index >= 0, index < count else { return nil }

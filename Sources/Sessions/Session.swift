@@ -31,6 +31,9 @@ public final class Session {
     public private(set) var journal: (any SessionJournal)?
     /// Idempotency answers the journal has not written yet, oldest first.
     public var unjournaledAnswers: [(key: String, fingerprint: [UInt8], answer: IdempotentAnswer)] = []
+    /// The journal's keys of this session, encoded as it sends them (kept by the journal: encoded at its first
+    /// write here, copied into every write after).
+    public var journalKeys: [UInt8] = []
     /// Whether the journal is writing this session now.
     public var isBeingJournaled = false
     /// Whether the journal has a write of this session queued for its next batch.

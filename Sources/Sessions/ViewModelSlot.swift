@@ -20,6 +20,8 @@ public final class ViewModelSlot {
     /// The newest version a journal write of this view model carried (0: none yet; a slot restored from the
     /// journal starts at the journal's version). Kept by the journal: a write sends the versions after it.
     public var journaledVersion = 0
+    /// The journal's key of this view model's replay list, encoded as it sends it (kept by the journal).
+    public var journalReplayKey: [UInt8] = []
     /// The journal's checkpoint of this view model (nil: none known to this process, so its next write is one).
     public var journalMark: JournalMark?
     /// Asked before each publish whether the new version waits for the journal (set by the session).

@@ -6,7 +6,7 @@ import Testing
 /// hibernation, with strings for sessions and instants made by hand (no Redis, no socket, no clock).
 @Suite("Journal: state machine")
 struct JournalStateMachineTests {
-    typealias Machine = RedisJournal.StateMachine<String>
+    typealias Machine = RedisJournal.StateMachine<String, String>
     let start = ContinuousClock.now
 
     func at(_ offset: Duration) -> ContinuousClock.Instant { start + offset }
