@@ -40,6 +40,29 @@ int vmh_bufferevent_write_now(struct bufferevent *bev) {
     return 1;
 }
 
+static void vmh_read_hold_fired(evutil_socket_t fd, short what, void *arg) {
+    (void)fd;
+    (void)what;
+    (void)arg;
+}
+
+struct event *vmh_read_hold(struct bufferevent *bev) {
+    evutil_socket_t fd = bufferevent_getfd(bev);
+    struct event_base *base = bufferevent_get_base(bev);
+    if (fd < 0 || base == NULL) return NULL;
+    struct event *hold = event_new(base, fd, EV_READ, vmh_read_hold_fired, NULL);
+    if (hold == NULL) return NULL;
+    if (event_add(hold, NULL) != 0) {
+        event_free(hold);
+        return NULL;
+    }
+    return hold;
+}
+
+void vmh_read_hold_release(struct event *hold) {
+    event_free(hold);
+}
+
 int vmh_evhttp_reply_has_body(const struct evhttp_request *req, int status) {
     return req->type != EVHTTP_REQ_HEAD && status >= 200 && status != 204 && status != 304;
 }

@@ -1,3 +1,4 @@
+import CLibeventShims
 import EventLoop
 
 /// What the server knows about one accepted connection, from accept (its bufferevent, made in
@@ -32,6 +33,22 @@ final class ConnectionRecord {
     var isClosed = false
     /// Its output is to be written at the end of this loop turn (``OutputFlusher``).
     var flushScheduled = false
+    /// While its request waits for an answer given in a later turn: the read hold that keeps its socket
+    /// registered (`vmh_read_hold`: no `epoll_ctl` delete and add around each such request).
+    private var readHold: OpaquePointer?
+
+    /// Keeps the socket registered for reading until ``releaseReadHold()``.
+    func holdReading() {
+        guard readHold == nil, !isClosed else { return }
+        readHold = vmh_read_hold(bufferevent)
+    }
+
+    /// Releases the read hold, if any. NB: before the socket closes (the close callback, the server's deinit).
+    func releaseReadHold() {
+        guard let readHold else { return }
+        vmh_read_hold_release(readHold)
+        self.readHold = nil
+    }
 
     init(bufferevent: OpaquePointer, admission: Admission, deadlines: ConnectionDeadlines.StateMachine) {
         self.bufferevent = bufferevent

@@ -85,6 +85,8 @@ public final class HTTPServer: LoopService {
         // NB: evhttp_free runs the close callbacks, which must not reach a server being deinitialised.
         for record in deadlines.records.values {
             if let connection = record.connection { evhttp_connection_set_closecb(connection, nil, nil) }
+            // NB: before evhttp_free closes the sockets (the close callbacks that would release it are gone).
+            record.releaseReadHold()
         }
         if let http {
             Self.unregister(http)
@@ -314,8 +316,12 @@ public final class HTTPServer: LoopService {
             start { response in
                 guard self.awaitingCallback.remove(id) != nil else { return }
                 self.respond(response, to: request, started: started)
+                // NB: after the answer is written: evhttp reads the socket again by then, so it stays registered.
+                request.connection?.releaseReadHold()
                 self.settleShutdown()
             }
+            // An answer in a later turn (a command waiting for the journal): the socket stays registered meanwhile.
+            if awaitingCallback.contains(id) { request.connection?.holdReading() }
         case .later(let operation):
             runDeferred(for: request) {
                 let next: HTTPHandlerResult

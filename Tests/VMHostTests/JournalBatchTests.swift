@@ -3,8 +3,8 @@ import JSON
 import Journal
 import Sessions
 import Testing
-import ViewModels
 import VMHostTesting
+import ViewModels
 
 /// The sessions changed in one turn of the loop are written by one call of the write script, each fenced on its
 /// own: one owned by another process is handed over, the others of the call are written and shown.

@@ -37,6 +37,24 @@ struct bufferevent;
 /// enabled). Returns 1 when the output was written whole, else 0 (nothing to write, or some left).
 int vmh_bufferevent_write_now(struct bufferevent *bev);
 
+struct event;
+
+/// Keeps the socket of `bev` (a server connection's) registered for reading while its request waits for an answer given in a
+/// later turn of the loop (a command waiting for the journal): a one-shot read event of its own, which does
+/// nothing when it fires. evhttp stops reading when it hands a request over and starts again once the answer is
+/// written; without a hold each of those is an `epoll_ctl` (a delete, then an add, in two turns), with one the
+/// socket stays registered (one `epoll_ctl` modify in the first turn, none in the second), as when the answer
+/// goes in the turn of the request. Data or a close arriving meanwhile fires the hold once (it is then gone, and
+/// the bytes stay in the socket for evhttp). Returns NULL when the bufferevent has no socket or no event could
+/// be made.
+/// NB: release it (``vmh_read_hold_release``) before the socket can close: after the answer is written, in the
+/// connection's close callback (evhttp calls it before closing), and before the `evhttp` is freed. A hold left
+/// on a closed descriptor would keep libevent's count of readers of a later socket with the same number wrong.
+struct event *vmh_read_hold(struct bufferevent *bev);
+
+/// Removes and frees a hold (fired or not).
+void vmh_read_hold_release(struct event *hold);
+
 struct evkeyvalq;
 
 /// A reply's header lines that evhttp never reads, collected to go into its header list as one entry.
