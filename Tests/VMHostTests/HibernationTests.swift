@@ -31,6 +31,12 @@ struct HibernationTests {
         }
     }
 
+    /// Waits until `app`'s journal is available, then creates a session on it: the opening of every test here.
+    static func journaledSession(on app: TestApplication) async throws -> String {
+        #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
+        return try await app.createSession()
+    }
+
     /// A counter or gauge of `/metrics` (0 when absent).
     static func metric(_ app: TestApplication, _ name: String) async throws -> Double {
         let text = try await app.client.get("/metrics").text
@@ -81,8 +87,7 @@ struct HibernationTests {
         }
         try await withApp(debug, clock: time, log: log) { first in
             try await withApp(Self.configure(redis, node: "second"), clock: time) { second in
-                #expect(try await eventually { try await first.client.get("/healthz").json?["journal"] == "ok" })
-                let id = try await first.createSession()
+                let id = try await Self.journaledSession(on: first)
                 #expect(
                     try await first.client.post(
                         "/v1/sessions/\(id)/search/execute", json: ["text": "kittens"], headers: Self.wait
@@ -183,8 +188,7 @@ struct HibernationTests {
             $0.keepaliveInterval = .seconds(1)
         }
         try await withApp(keepalive, clock: time) { app in
-            #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
-            let id = try await app.createSession()
+            let id = try await Self.journaledSession(on: app)
             let stream = try await TestEventStream(port: app.port, path: "/v1/sessions/\(id)/search/events")
             let snapshot = try #require(try await stream.next())
             #expect(snapshot.event == "snapshot")
@@ -226,8 +230,7 @@ struct HibernationTests {
                 $0.redisTimeout = .seconds(5)
             }, clock: time
         ) { app in
-            #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
-            let id = try await app.createSession()
+            let id = try await Self.journaledSession(on: app)
             let version = try #require(
                 try await app.client.get("/v1/sessions/\(id)/search").json?["version"]?.intValue)
 
@@ -269,8 +272,7 @@ struct HibernationTests {
             $0.redisTimeout = .milliseconds(300)
         }
         try await withApp(configure, clock: time) { app in
-            #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
-            let id = try await app.createSession()
+            let id = try await Self.journaledSession(on: app)
 
             // Redis hangs: a command times out in the journal (300 ms of the application's clock) and is served
             // from memory.
@@ -372,8 +374,7 @@ struct HibernationTests {
         defer { redis.stop() }
         let time = TestClock()
         try await withApp(Self.configure(redis, node: "first", idleTimeout: .seconds(3)), clock: time) { app in
-            #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
-            let id = try await app.createSession()
+            let id = try await Self.journaledSession(on: app)
             let key = "vmhost:{\(SessionID.digest(id))}"
             // NB: hibernated 2 s of the session clock after its last request: 1 s of its idle timeout is left.
             #expect(try await Self.hibernate(app, time, count: 1))

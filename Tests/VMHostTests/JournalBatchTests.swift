@@ -26,7 +26,7 @@ struct JournalBatchTests {
     }
 
     @Test func oneCallWritesEverySessionOfATurnAndFencesEachOnItsOwn() async throws {
-        try await JournalFormatTests.withTwoApps { redis, first, second in
+        try await withTwoJournaledApps { redis, first, second in
             var ids: [String] = []
             for _ in 0..<3 { ids.append(try await first.createSession()) }
             // The second application takes the middle session over: the first may no longer write it.

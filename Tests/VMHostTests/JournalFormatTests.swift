@@ -17,29 +17,8 @@ struct JournalFormatTests {
         }
     }
 
-    static func withTwoApps(
-        _ body: (RedisServerProcess, TestApplication, TestApplication) async throws -> Void
-    ) async throws {
-        let redis = try RedisServerProcess()
-        try await redis.start()
-        defer { redis.stop() }
-        try await withApp({
-            $0.redisURL = redis.url()
-            $0.nodeID = "first"
-        }) { first in
-            try await withApp({
-                $0.redisURL = redis.url()
-                $0.nodeID = "second"
-            }) { second in
-                #expect(try await eventually { try await first.client.get("/healthz").json?["journal"] == "ok" })
-                #expect(try await eventually { try await second.client.get("/healthz").json?["journal"] == "ok" })
-                try await body(redis, first, second)
-            }
-        }
-    }
-
     @Test func manyCommandsAcrossCheckpointsTakeOverWithTheStateAndReplayTheClientSaw() async throws {
-        try await Self.withTwoApps { redis, first, second in
+        try await withTwoJournaledApps { redis, first, second in
             let id = try await first.createSession()
             try await JournalTakeoverTests.loadState(first, id)
             // 100 versions: three checkpoints at least (one per 32 patches), and a log since the last.
@@ -94,7 +73,7 @@ struct JournalFormatTests {
     /// plain by its command's write and compressed by a full write (here: Redis lost the session's hash), and
     /// another application replays it byte for byte after a takeover.
     @Test func aLargeIdempotentAnswerIsStoredCompressedAndReplayedElsewhere() async throws {
-        try await Self.withTwoApps { redis, first, second in
+        try await withTwoJournaledApps { redis, first, second in
             let id = try await first.createSession()
             try await JournalTakeoverTests.loadState(first, id)
             let key = [("Idempotency-Key", "text-1")]
@@ -130,7 +109,7 @@ struct JournalFormatTests {
     /// A session as releases before checkpoints wrote it (each view model's whole entry as JSON, plain patches)
     /// loads, continues, and is then written in this format.
     @Test func aRecordInTheEarlierFormatLoads() async throws {
-        try await Self.withTwoApps { redis, first, second in
+        try await withTwoJournaledApps { redis, first, second in
             let id = try await first.createSession()
             try await JournalTakeoverTests.loadState(first, id)
             let before = try #require(try await first.client.get("/v1/sessions/\(id)").json)

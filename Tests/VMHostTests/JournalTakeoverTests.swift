@@ -19,18 +19,7 @@ struct JournalTakeoverTests {
     }
 
     @Test func aSessionContinuesOnAnotherApplicationWithItsVersionsAndStreams() async throws {
-        let redis = try RedisServerProcess()
-        try await redis.start()
-        defer { redis.stop() }
-        try await withApp({
-            $0.redisURL = redis.url()
-            $0.nodeID = "first"
-        }) { first in
-            try await withApp({
-                $0.redisURL = redis.url()
-                $0.nodeID = "second"
-            }) { second in try await Self.takeOver(first, second) }
-        }
+        try await withTwoJournaledApps { _, first, second in try await Self.takeOver(first, second) }
     }
 
     static func takeOver(_ first: TestApplication, _ second: TestApplication) async throws {

@@ -1,6 +1,7 @@
 import JSON
 import Redis
 import Sessions
+import Testing
 import VMHostTesting
 
 @testable import Journal
@@ -91,5 +92,28 @@ extension RedisServerProcess {
             total += Int(bytes)
         }
         return total
+    }
+}
+
+/// Two applications, `first` and `second` (their node ids), journaling to one fresh `redis-server`, both with the
+/// journal available: the setup of every test of a session moving between processes.
+func withTwoJournaledApps(
+    _ body: (RedisServerProcess, TestApplication, TestApplication) async throws -> Void
+) async throws {
+    let redis = try RedisServerProcess()
+    try await redis.start()
+    defer { redis.stop() }
+    try await withApp({
+        $0.redisURL = redis.url()
+        $0.nodeID = "first"
+    }) { first in
+        try await withApp({
+            $0.redisURL = redis.url()
+            $0.nodeID = "second"
+        }) { second in
+            #expect(try await eventually { try await first.client.get("/healthz").json?["journal"] == "ok" })
+            #expect(try await eventually { try await second.client.get("/healthz").json?["journal"] == "ok" })
+            try await body(redis, first, second)
+        }
     }
 }

@@ -22,13 +22,14 @@ final class FakeFlickrService: FlickrService, HandAnsweredService {
 
     struct WrongAnswer: Error {}
 
-    private(set) var calls: [Call] = []
-    private(set) var cancelled: [Call] = []
-    private var pending: [(id: Int, call: Call, continuation: CheckedContinuation<Answer, any Error>)] = []
-    private var nextID = 0
+    private let waiting = PendingCalls<Call, Answer>()
 
-    var pendingCalls: [Call] { pending.map(\.call) }
-    var pendingCallCount: Int { pending.count }
+    /// Every call made, in order.
+    var calls: [Call] { waiting.made }
+    /// The calls whose task was cancelled, in order.
+    var cancelled: [Call] { waiting.cancelled }
+    var pendingCalls: [Call] { waiting.pending }
+    var pendingCallCount: Int { waiting.pending.count }
 
     func search(text: String, page: Int) async throws -> FlickrSearchPage {
         guard case .page(let page) = try await wait(.search(text, page)) else { throw WrongAnswer() }
@@ -56,40 +57,15 @@ final class FakeFlickrService: FlickrService, HandAnsweredService {
     }
 
     private func wait(_ call: Call) async throws -> Answer {
-        calls.append(call)
-        let id = nextID
-        nextID += 1
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                // NB: a task cancelled before its call ran its cancellation handler first, which found nothing.
-                guard !Task.isCancelled else {
-                    cancelled.append(call)
-                    continuation.resume(throwing: CancellationError())
-                    return
-                }
-                pending.append((id, call, continuation))
-            }
-        } onCancel: {
-            LoopActor.assumeIsolated { self.cancel(id) }
-        }
-    }
-
-    private func cancel(_ id: Int) {
-        guard let index = pending.firstIndex(where: { $0.id == id }) else { return }
-        let entry = pending.remove(at: index)
-        cancelled.append(entry.call)
-        entry.continuation.resume(throwing: CancellationError())
+        try await waiting.wait(call)
     }
 
     /// Answers the pending call `call` and lets the view model process the answer.
     func answer(_ call: Call, with result: Result<Answer, UpstreamError>) async {
         await settle()
-        guard let index = pending.firstIndex(where: { $0.call == call }) else {
+        if !waiting.answer(result.mapError { $0 as any Error }, toFirst: { $0 == call }) {
             Issue.record("no pending call \(call); pending: \(pendingCalls)")
-            return
         }
-        let entry = pending.remove(at: index)
-        entry.continuation.resume(with: result.mapError { $0 as any Error })
         await settle()
     }
 }

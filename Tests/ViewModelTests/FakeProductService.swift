@@ -5,51 +5,23 @@ import Testing
 /// A product service the test drives by hand: every fetch waits until the test answers it.
 @LoopActor
 final class FakeProductService: ProductService, HandAnsweredService {
-    /// Pages requested, in order.
-    private(set) var requestedPages: [Int] = []
-    /// Pages whose fetch was cancelled (the transfer would have been aborted).
-    private(set) var cancelledPages: [Int] = []
-    private var pending: [(id: Int, page: Int, continuation: CheckedContinuation<ProductPage, any Error>)] = []
-    private var nextID = 0
+    private let calls = PendingCalls<Int, ProductPage>()
 
-    var pendingPages: [Int] { pending.map(\.page) }
-    var pendingCallCount: Int { pending.count }
+    /// Pages requested, in order.
+    var requestedPages: [Int] { calls.made }
+    /// Pages whose fetch was cancelled (the transfer would have been aborted).
+    var cancelledPages: [Int] { calls.cancelled }
+    var pendingPages: [Int] { calls.pending }
+    var pendingCallCount: Int { calls.pending.count }
 
     func fetchPage(_ page: Int) async throws -> ProductPage {
-        requestedPages.append(page)
-        let id = nextID
-        nextID += 1
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                // NB: a task cancelled before its fetch ran its cancellation handler first, which found nothing.
-                guard !Task.isCancelled else {
-                    cancelledPages.append(page)
-                    continuation.resume(throwing: CancellationError())
-                    return
-                }
-                pending.append((id, page, continuation))
-            }
-        } onCancel: {
-            LoopActor.assumeIsolated { self.cancel(id) }
-        }
-    }
-
-    private func cancel(_ id: Int) {
-        guard let index = pending.firstIndex(where: { $0.id == id }) else { return }
-        let entry = pending.remove(at: index)
-        cancelledPages.append(entry.page)
-        entry.continuation.resume(throwing: CancellationError())
+        try await calls.wait(page)
     }
 
     /// Answers the oldest pending fetch, then lets the view model process the answer.
     func answer(_ result: Result<ProductPage, UpstreamError>) async {
         await settle()
-        guard !pending.isEmpty else {
-            Issue.record("no fetch is waiting")
-            return
-        }
-        let entry = pending.removeFirst()
-        entry.continuation.resume(with: result.mapError { $0 as any Error })
+        if !calls.answer(result.mapError { $0 as any Error }) { Issue.record("no fetch is waiting") }
         await settle()
     }
 }
