@@ -1,10 +1,11 @@
 import EventLoop
 import JSON
-import Journal
 import Sessions
 import Testing
 import VMHostTesting
 import ViewModels
+
+@testable import Journal
 
 /// The sessions changed in one turn of the loop are written by one call of the write script, each fenced on its
 /// own: one owned by another process is handed over, the others of the call are written and shown.
@@ -56,6 +57,25 @@ struct JournalBatchTests {
             // The fenced one: Redis keeps the second application's, which still serves it.
             #expect(try redis.journaled(ids[1], "search")?.state["searchText"] == "")
             #expect(try await second.client.get("/v1/sessions/\(ids[1])/search").json?["searchText"] == "")
+        }
+    }
+
+    @Test func moreSessionsThanOneCallTakesGoInFurtherCalls() async throws {
+        try await withTwoJournaledApps { redis, first, _ in
+            let count = JournalWriteBatch.maximumSessions + 1
+            var ids: [String] = []
+            for _ in 0..<count { ids.append(try await first.createSession()) }
+            let before = await Self.statistics(first)
+
+            try await Self.setTexts(first, ids, to: "many")
+
+            #expect(await eventually { await Self.statistics(first).writes == before.writes + count })
+            let after = await Self.statistics(first)
+            #expect(after.writeCalls == before.writeCalls + 2, "a full call of 64, then one of 1")
+            #expect(after.writeFailures == before.writeFailures && after.handovers == before.handovers)
+            for id in [ids[0], ids[count / 2], ids[count - 1]] {
+                #expect(try redis.journaled(id, "search")?.state["searchText"] == "many")
+            }
         }
     }
 }
