@@ -65,6 +65,15 @@ struct SessionHibernationTests {
         return store
     }
 
+    /// A store whose one session's release failed after 60 idle seconds (its ownership uncertain): the session.
+    func sessionWithAFailedRelease(in store: SessionStore) throws -> Session {
+        let session = try store.create()
+        time.elapsed = .seconds(60)
+        store.hibernateIdleSessions()
+        journal.answer(.failed)
+        return session
+    }
+
     @Test func aSessionIsDueOnlyIdleWithoutStreamsAndOnlyWithHibernationOn() throws {
         let store = makeStore()
         let idle = try store.create()
@@ -163,10 +172,7 @@ struct SessionHibernationTests {
 
     @Test func aFailedReleaseKeepsTheSessionUntilARetryAnswers() async throws {
         let store = makeStore()
-        let session = try store.create()
-        time.elapsed = .seconds(60)
-        store.hibernateIdleSessions()
-        journal.answer(.failed)
+        let session = try sessionWithAFailedRelease(in: store)
         #expect(!session.isClosed, "kept: its ownership is uncertain")
         #expect(store.count == 0, "and not served from memory")
         #expect(store.hibernatingCount == 1)
@@ -232,10 +238,7 @@ struct SessionHibernationTests {
 
     @Test func aFailedHibernationExpiresWithTheIdleTimeoutAndShutdownEndsWaiters() async throws {
         let store = makeStore()
-        let failed = try store.create()
-        time.elapsed = .seconds(60)
-        store.hibernateIdleSessions()
-        journal.answer(.failed)
+        let failed = try sessionWithAFailedRelease(in: store)
         time.elapsed = .seconds(600)
         store.expireIdleSessions()
         #expect(failed.isClosed)

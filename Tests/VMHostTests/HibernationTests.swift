@@ -17,8 +17,10 @@ struct HibernationTests {
     static let wait = [("Prefer", "wait=10")]
 
     /// An application on `redis` hibernating after 1 s of the session clock `time` (sweeps every 250 ms).
+    /// `and` changes what a test needs beyond that.
     static func configure(
-        _ redis: RedisServerProcess, node: String, idleTimeout: Duration = .seconds(1800)
+        _ redis: RedisServerProcess, node: String, idleTimeout: Duration = .seconds(1800),
+        and extra: @escaping (inout VMHostConfiguration) -> Void = { _ in }
     ) -> (inout VMHostConfiguration) -> Void {
         { configuration in
             configuration.redisURL = redis.url()
@@ -28,6 +30,7 @@ struct HibernationTests {
             // NB: Redis's timeouts run on the application's clock, which the tests move by seconds at a time: a
             // command in flight then must not time out (the test of Redis away sets its own).
             configuration.redisTimeout = .seconds(600)
+            extra(&configuration)
         }
     }
 
@@ -81,8 +84,7 @@ struct HibernationTests {
         defer { redis.stop() }
         let time = TestClock()
         let log = CapturedLog()
-        let debug: (inout VMHostConfiguration) -> Void = {
-            Self.configure(redis, node: "first")(&$0)
+        let debug = Self.configure(redis, node: "first") {
             $0.logLevel = .debug
         }
         try await withApp(debug, clock: time, log: log) { first in
@@ -183,8 +185,7 @@ struct HibernationTests {
         try await redis.start()
         defer { redis.stop() }
         let time = TestClock()
-        let keepalive: (inout VMHostConfiguration) -> Void = {
-            Self.configure(redis, node: "first")(&$0)
+        let keepalive = Self.configure(redis, node: "first") {
             $0.keepaliveInterval = .seconds(1)
         }
         try await withApp(keepalive, clock: time) { app in
@@ -224,12 +225,7 @@ struct HibernationTests {
         try await redis.start()
         defer { redis.stop() }
         let time = TestClock()
-        try await withApp(
-            {
-                Self.configure(redis, node: "first")(&$0)
-                $0.redisTimeout = .seconds(5)
-            }, clock: time
-        ) { app in
+        try await withApp(Self.configure(redis, node: "first") { $0.redisTimeout = .seconds(5) }, clock: time) { app in
             let id = try await Self.journaledSession(on: app)
             let version = try #require(
                 try await app.client.get("/v1/sessions/\(id)/search").json?["version"]?.intValue)
@@ -267,8 +263,7 @@ struct HibernationTests {
             redis.stop()
         }
         let time = TestClock()
-        let configure: (inout VMHostConfiguration) -> Void = {
-            Self.configure(redis, node: "first")(&$0)
+        let configure = Self.configure(redis, node: "first") {
             $0.redisTimeout = .milliseconds(300)
         }
         try await withApp(configure, clock: time) { app in
@@ -345,8 +340,7 @@ struct HibernationTests {
         let path = try TestTokens.file(TestTokens.secret + Array("\n".utf8), name: "secret")
         defer { unlink(path) }
         let fixed = AuthenticationTests.now
-        let configure: (inout VMHostConfiguration) -> Void = {
-            Self.configure(redis, node: "first")(&$0)
+        let configure = Self.configure(redis, node: "first") {
             $0.authHS256SecretFile = path
             $0.authIssuer = TestTokens.issuer
             $0.authAudience = TestTokens.audience

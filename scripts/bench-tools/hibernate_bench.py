@@ -14,17 +14,9 @@ import socket
 import sys
 import time
 
-from loopback import request
+from loopback import request, rss_kib
 
 WAKE_SEQUENTIAL = 1000
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
 
 
 def redis_used_memory(port):

@@ -37,6 +37,15 @@ async def request(port, method, path, body=None, headers=None):
     return status, rest
 
 
+def rss_kib(pid):
+    """VmRSS of process `pid`, KiB."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
 def cpu_seconds(pid):
     """User plus system CPU seconds of process `pid` so far."""
     with open(f"/proc/{pid}/stat") as f:

@@ -12,15 +12,7 @@ import json
 import sys
 import time
 
-from loopback import request
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
+from loopback import request, rss_kib
 
 
 async def fill(port, failures):
