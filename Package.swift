@@ -64,8 +64,10 @@ let package = Package(
         .target(name: "CLibraryOptions"),
 
         // Pure Swift building blocks.
-        .target(name: "JSON"),
-        .target(name: "JSONPatch", dependencies: ["JSON"]),
+        // Growable byte buffers for text built from many small pieces (snapshots, Redis calls).
+        .target(name: "Bytes"),
+        .target(name: "JSON", dependencies: ["Bytes"]),
+        .target(name: "JSONPatch", dependencies: ["Bytes", "JSON"]),
         // JWT checks: keys (HS256 secret, JWKS), claims, and the cache of accepted tokens; signatures by libcrypto.
         .target(name: "Auth", dependencies: ["CCrypto", "JSON"]),
 
@@ -85,11 +87,11 @@ let package = Package(
             name: "HTTPClient",
             dependencies: ["CCurl", "CCurlShims", "CLibevent", "EventLoop"]
         ),
-        .target(name: "Redis", dependencies: ["CHiredis", "CHiredisShims", "EventLoop"]),
+        .target(name: "Redis", dependencies: ["Bytes", "CHiredis", "CHiredisShims", "EventLoop"]),
         .target(
             name: "Journal",
             dependencies: [
-                "CZlib", "EventLoop", "JSON", "JSONPatch", "Redis", "Sessions", "ViewModels",
+                "Bytes", "CZlib", "EventLoop", "JSON", "JSONPatch", "Redis", "Sessions", "ViewModels",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -153,6 +155,7 @@ let package = Package(
             dependencies: ["CZlib", "CZlibTesting", "EventLoop", "EventStreams", "HTTPServer", "JSON", "JSONPatch"]
         ),
 
+        .testTarget(name: "BytesTests", dependencies: ["Bytes"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "VMHostTesting"]),
         .testTarget(name: "JSONPatchTests", dependencies: ["JSON", "JSONPatch", "VMHostTesting"]),
         .testTarget(
@@ -171,8 +174,9 @@ let package = Package(
         .testTarget(name: "ServicesTests", dependencies: ["Services"], exclude: ["Generated"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "VMHostTesting"]),
         .testTarget(name: "EventStreamsTests", dependencies: ["EventStreams", "EventLoop", "JSON", "VMHostTesting"]),
-        .testTarget(name: "RedisTests", dependencies: ["Redis", "EventLoop", "VMHostTesting"]),
-        .testTarget(name: "JournalTests", dependencies: ["Journal", "JSON", "Redis", "Sessions", "VMHostTesting"]),
+        .testTarget(name: "RedisTests", dependencies: ["Bytes", "Redis", "EventLoop", "VMHostTesting"]),
+        .testTarget(
+            name: "JournalTests", dependencies: ["Bytes", "Journal", "JSON", "Redis", "Sessions", "VMHostTesting"]),
         .testTarget(
             name: "SessionsTests",
             dependencies: [

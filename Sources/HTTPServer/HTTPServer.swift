@@ -46,7 +46,9 @@ public final class HTTPServer: LoopService {
     var keepaliveTimer: LoopTimer?
     private var deferred: [Int: Task<Void, Never>] = [:]
     /// Requests answered by a ``HTTPHandlerResult/callback(_:)`` that has not called back yet.
-    private var awaitingCallback: Set<Int> = []
+    /// NB: a count, not a set of ids: a set hashed an id three times per command (every command waits for the
+    /// journal this way).
+    private var awaitingCallbacks = 0
     private var nextDeferredID = 0
     private var shutdownTask: Task<Void, Never>?
     /// Shutdown waiting for the last answer and the last byte (``settleShutdown()`` resumes it).
@@ -229,7 +231,7 @@ public final class HTTPServer: LoopService {
     }
 
     private var isQuiet: Bool {
-        deferred.isEmpty && awaitingCallback.isEmpty && !deadlines.hasOutputWaiting
+        deferred.isEmpty && awaitingCallbacks == 0 && !deadlines.hasOutputWaiting
     }
 
     /// Resumes shutdown once nothing is left to answer or to write.
@@ -308,20 +310,21 @@ public final class HTTPServer: LoopService {
                 self.respond(response, to: request, started: started)
             }
         case .callback(let start):
-            let id = nextDeferredID
-            nextDeferredID += 1
-            awaitingCallback.insert(id)
+            awaitingCallbacks += 1
+            let callback = PendingCallback()
             // NB: the callback holds the server until it is called or dropped (no weak reference: see
             // `deinit`'s note on side tables).
             start { response in
-                guard self.awaitingCallback.remove(id) != nil else { return }
+                guard !callback.isAnswered else { return }
+                callback.isAnswered = true
+                self.awaitingCallbacks -= 1
                 self.respond(response, to: request, started: started)
                 // NB: after the answer is written: evhttp reads the socket again by then, so it stays registered.
                 request.connection?.releaseReadHold()
                 self.settleShutdown()
             }
             // An answer in a later turn (a command waiting for the journal): the socket stays registered meanwhile.
-            if awaitingCallback.contains(id) { request.connection?.holdReading() }
+            if !callback.isAnswered { request.connection?.holdReading() }
         case .later(let operation):
             runDeferred(for: request) {
                 let next: HTTPHandlerResult
@@ -410,4 +413,10 @@ private func serverHandleRequest(_ request: OpaquePointer?, _ context: UnsafeMut
         guard let request else { return }
         server.handle(request)
     }
+}
+
+/// Whether a ``HTTPHandlerResult/callback(_:)`` answered: it answers once, later calls are ignored.
+@LoopActor
+private final class PendingCallback {
+    var isAnswered = false
 }

@@ -1,3 +1,5 @@
+import Bytes
+
 /// Writes JSON text value by value into a byte buffer, without building a ``JSONValue`` tree first: for text
 /// written on every change (the journal's view model snapshots), where the tree's allocations, its members'
 /// copies and its release cost more than the text.
@@ -13,97 +15,133 @@
 /// json.closeObject()
 /// // json.bytes: {"text":"kittens","pages":[1,2]}
 /// ```
-public struct JSONTextWriter: Sendable {
-    /// The text written so far.
-    public private(set) var bytes: [UInt8]
+///
+/// NB: a ``ByteWriter``, not an `[UInt8]`: a snapshot is mostly small pieces (keys, quotes, `null`), each of
+/// which an array's append made a generic copy. Hence noncopyable.
+public struct JSONTextWriter: ~Copyable {
+    private var text: ByteWriter
     /// Whether the next member or element needs a comma before it (a value was written at this level).
     private var needsComma = false
 
     /// A writer appending to `bytes`.
-    public init(appendingTo bytes: [UInt8] = []) {
-        self.bytes = bytes
+    /// - Parameter capacity: the bytes it has room for before it grows.
+    public init(appendingTo bytes: [UInt8] = [], capacity: Int = 256) {
+        text = ByteWriter(capacity: max(capacity, bytes.count))
+        text.put(bytes)
+    }
+
+    /// The number of bytes written so far.
+    public var count: Int { text.count }
+
+    /// The text written so far (a copy).
+    public var bytes: [UInt8] { text.bytes }
+
+    /// Calls `body` with the text written so far, without a copy.
+    public func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try text.withBytes(body)
     }
 
     /// Hands the text over, leaving the writer empty.
     public mutating func take() -> [UInt8] {
-        needsComma = false
-        defer { bytes = [] }
-        return bytes
+        defer { removeAll() }
+        return text.bytes
     }
 
-    /// Empties the writer, keeping its buffer's capacity (a writer used for one text after another).
+    /// Empties the writer, keeping its buffer (a writer used for one text after another).
     public mutating func removeAll() {
         needsComma = false
-        bytes.removeAll(keepingCapacity: true)
+        text.removeAll()
     }
 
     public mutating func openObject() {
-        item { $0.append(UInt8(ascii: "{")) }
+        separate(reserving: 1)
+        text.put(UInt8(ascii: "{"))
         needsComma = false
     }
 
     public mutating func closeObject() {
-        bytes.append(UInt8(ascii: "}"))
+        text.put(UInt8(ascii: "}"))
         needsComma = true
     }
 
     public mutating func openArray() {
-        item { $0.append(UInt8(ascii: "[")) }
+        separate(reserving: 1)
+        text.put(UInt8(ascii: "["))
         needsComma = false
     }
 
     public mutating func closeArray() {
-        bytes.append(UInt8(ascii: "]"))
+        text.put(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Writes a member's key and its colon; its value comes next. NB: a literal, written as it is: a key
     /// that would need escaping is a programming error (checked in debug builds).
     public mutating func key(_ key: StaticString) {
-        assert(
-            UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount).allSatisfy {
-                $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
-            }, "a key that needs escaping: \(key)")
-        item { bytes in
-            bytes.append(UInt8(ascii: "\""))
-            bytes.append(key)
-            bytes.append(UInt8(ascii: "\""))
-            bytes.append(UInt8(ascii: ":"))
-        }
+        let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+        assert(name.allSatisfy(JSONWriter.isPlain), "a key that needs escaping: \(key)")
+        separate(reserving: name.count + 3)
+        text.put(UInt8(ascii: "\""))
+        text.put(name)
+        text.put(UInt8(ascii: "\""))
+        text.put(UInt8(ascii: ":"))
         needsComma = false
     }
 
     /// Writes `value`, or `null` when it is nil.
     public mutating func string(_ value: String?) {
-        guard let value else { return null() }
-        item { JSONWriter.writeString(value, into: &$0) }
+        guard var value else { return null() }
+        value.withUTF8 { utf8 in
+            // NB: a string with nothing to escape (the common case) is copied as it is.
+            var plain = true
+            for byte in utf8 where !JSONWriter.isPlain(byte) {
+                plain = false
+                break
+            }
+            separate(reserving: utf8.count + 2)
+            text.put(UInt8(ascii: "\""))
+            if plain {
+                text.put(utf8)
+            } else {
+                var escaped: [UInt8] = []
+                JSONWriter.writeEscapedContents(utf8, into: &escaped)
+                text.put(escaped)
+            }
+            text.put(UInt8(ascii: "\""))
+        }
     }
 
     /// Writes `value`, or `null` when it is nil.
     public mutating func int(_ value: Int?) {
         guard let value else { return null() }
-        item { JSONWriter.writeInteger(value, into: &$0) }
+        separate(reserving: 20)
+        text.putDecimal(value)
     }
 
     public mutating func bool(_ value: Bool) {
-        item { if value { $0.append("true") } else { $0.append("false") } }
+        separate(reserving: 5)
+        text.put(value ? "true" : "false")
     }
 
     public mutating func null() {
-        item { $0.append("null") }
+        separate(reserving: 4)
+        text.put("null")
     }
 
     /// Writes a value tree (as ``JSONValue/serialize(into:)`` does).
     public mutating func value(_ value: JSONValue) {
-        item { value.serialize(into: &$0) }
+        var tree: [UInt8] = []
+        value.serialize(into: &tree)
+        separate(reserving: tree.count)
+        text.put(tree)
     }
 
-    /// The one place separators are written: a comma when something came before at this level, then what
-    /// `write` appends; the next item at this level needs a comma.
+    /// The one place separators are written: room for a comma and `bytes` more, the comma when something came
+    /// before at this level; the next item at this level needs a comma.
     @inline(__always)
-    private mutating func item(_ write: (inout [UInt8]) -> Void) {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
-        write(&bytes)
+    private mutating func separate(reserving bytes: Int) {
+        text.reserve(bytes + 1)
+        if needsComma { text.put(UInt8(ascii: ",")) }
         needsComma = true
     }
 }

@@ -50,15 +50,21 @@ enum JSONWriter {
         buffer.append(UInt8(ascii: "\""))
     }
 
+    /// Whether `byte` is copied into a JSON string as it is: everything but controls, quote, backslash and the
+    /// lead byte of U+2028/U+2029 (escaped when the rest of those follows).
+    @inline(__always)
+    static func isPlain(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0xE2
+    }
+
     /// Appends the escaped contents of a string (without quotes); unescaped runs are copied in bulk.
-    private static func writeEscapedContents(_ utf8: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
+    static func writeEscapedContents(_ utf8: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
         var runStart = 0
         var position = 0
         let end = utf8.count
         while position < end {
             let byte = utf8[position]
-            // Fast path: everything except controls, quote, backslash and the lead byte of U+2028/U+2029.
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0xE2 {
+            if isPlain(byte) {
                 position += 1
                 continue
             }

@@ -1,3 +1,4 @@
+import Bytes
 import JSON
 
 /// Cheap estimates of compact serialised sizes, used by the diff's size guard.
@@ -23,7 +24,7 @@ enum JSONSizeEstimator {
         case .bool(let flag):
             total += flag ? 4 : 5
         case .int(let integer):
-            total += digitCount(integer)
+            total += ByteWriter.decimalCount(of: integer)
         case .double(let double):
             total += double.isFinite ? double.description.utf8.count : 4
         case .string(let string):
@@ -41,15 +42,5 @@ enum JSONSizeEstimator {
             }
         }
         return total <= limit
-    }
-
-    private static func digitCount(_ integer: Int) -> Int {
-        var count = integer < 0 ? 2 : 1
-        var rest = integer.magnitude / 10
-        while rest != 0 {
-            count += 1
-            rest /= 10
-        }
-        return count
     }
 }

@@ -1,3 +1,4 @@
+import Bytes
 import JSON
 import JSONPatch
 import Redis
@@ -27,7 +28,19 @@ enum JournalRecordCoding {
     /// NB: the snapshot is kept as its exact text, which ``SnapshotDelta`` fields splice.
     static func appendCheckpoint(
         version: Int, stateBytes: [UInt8], snapshot: [UInt8], scratch: inout [UInt8],
-        compressor: JournalCompressor, to command: inout RedisCommand
+        compressor: JournalCompressor, to command: inout RedisArguments
+    ) {
+        command.appendArgument { text in
+            writeCheckpoint(
+                version: version, stateBytes: stateBytes, snapshot: snapshot, scratch: &scratch,
+                compressor: compressor, into: &text)
+        }
+    }
+
+    /// The same, into `text`.
+    static func writeCheckpoint(
+        version: Int, stateBytes: [UInt8], snapshot: [UInt8], scratch: inout [UInt8],
+        compressor: JournalCompressor, into text: inout ByteWriter
     ) {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: String(version).utf8)
@@ -36,52 +49,59 @@ enum JournalRecordCoding {
         scratch.append(0x20)
         scratch.append(contentsOf: stateBytes)
         scratch.append(contentsOf: snapshot)
-        let payload = scratch
-        command.appendArgument { bytes in
-            bytes.append(checkpointTag)
-            payload.withUnsafeBytes { input in
-                // NB: a small checkpoint (a view model with nothing loaded) goes as stored blocks: deflating it
-                // cost ~60k instructions (callgrind) to save ~250 bytes, on the write of every 32nd command.
-                if input.count < compressedCheckpointBytes {
-                    JournalCompressor.appendStored(input, to: &bytes)
-                } else {
-                    compressor.compress(input, appendingTo: &bytes)
-                }
+        var bytes = [checkpointTag]
+        scratch.withUnsafeBytes { input in
+            // NB: a small checkpoint (a view model with nothing loaded) goes as stored blocks: deflating it
+            // cost ~60k instructions (callgrind) to save ~250 bytes, on the write of every 32nd command.
+            if input.count < compressedCheckpointBytes {
+                JournalCompressor.appendStored(input, to: &bytes)
+            } else {
+                compressor.compress(input, appendingTo: &bytes)
             }
         }
+        text.put(bytes)
     }
 
     /// The checkpoint ``appendCheckpoint(version:stateBytes:snapshot:scratch:compressor:to:)`` writes, as bytes.
     static func checkpoint(
         version: Int, stateBytes: [UInt8], snapshot: [UInt8], compressor: JournalCompressor
     ) -> [UInt8] {
-        var command = RedisCommand(capacity: 64)
+        var text = ByteWriter()
         var scratch: [UInt8] = []
-        appendCheckpoint(
+        writeCheckpoint(
             version: version, stateBytes: stateBytes, snapshot: snapshot, scratch: &scratch, compressor: compressor,
-            to: &command)
-        return Array(command.argument(0) ?? [])
+            into: &text)
+        return text.bytes
     }
 
     /// `"VERSION PATCH"`; a patch of ``compressedPatchBytes`` or more as `z` and its raw deflate.
     static func appendReplayEntry(
-        version: Int, patch: [UInt8], compressor: JournalCompressor, to command: inout RedisCommand
+        version: Int, patch: [UInt8], compressor: JournalCompressor, to command: inout RedisArguments
     ) {
-        command.appendArgument { bytes in
-            writeReplayEntry(version: version, patch: patch, compressor: compressor, into: &bytes)
+        guard patch.count < compressedPatchBytes else {
+            command.appendArgument {
+                writeReplayEntry(version: version, patch: patch, compressor: compressor, into: &$0)
+            }
+            return
+        }
+        // NB: a plain entry's length is known first: written in front, no move of the entry behind it.
+        command.appendArgument(length: ByteWriter.decimalCount(of: version) + 1 + patch.count) {
+            writeReplayEntry(version: version, patch: patch, compressor: compressor, into: &$0)
         }
     }
 
-    /// The same, into `bytes`.
-    static func writeReplayEntry(version: Int, patch: [UInt8], compressor: JournalCompressor, into bytes: inout [UInt8])
-    {
-        JSONValue.int(version).serialize(into: &bytes)
-        bytes.append(0x20)
+    /// The same, into `text`.
+    static func writeReplayEntry(
+        version: Int, patch: [UInt8], compressor: JournalCompressor, into text: inout ByteWriter
+    ) {
+        text.putDecimal(version)
+        text.put(0x20)
         if patch.count >= compressedPatchBytes {
-            bytes.append(compressedPatchTag)
-            patch.withUnsafeBytes { compressor.compress($0, appendingTo: &bytes) }
+            var compressed = [compressedPatchTag]
+            patch.withUnsafeBytes { compressor.compress($0, appendingTo: &compressed) }
+            text.put(compressed)
         } else {
-            bytes.append(contentsOf: patch)
+            text.put(patch)
         }
     }
 

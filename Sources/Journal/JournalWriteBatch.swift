@@ -6,8 +6,9 @@ import Sessions
 /// answered.
 ///
 /// Keys and arguments are kept apart because the call sends every key before any argument; ``command(after:)``
-/// puts them behind the script's name.
-struct JournalWriteBatch {
+/// puts them behind the script's name. NB: each in a ``RedisArguments`` (a buffer appended to in place, copied
+/// once into the call), hence noncopyable.
+struct JournalWriteBatch: ~Copyable {
     /// The most sessions one call writes.
     /// NB: Redis runs a script alone (it is single-threaded, and shared by every node): a bounded call keeps
     /// the other clients' commands from waiting behind one long batch.
@@ -15,24 +16,23 @@ struct JournalWriteBatch {
     /// About the most bytes one call carries (a call is sent once it reaches them).
     static let maximumBytes = 256 * 1024
 
-    /// One session's write in the call.
+    /// One session's write in the call. What it carries of each view model is the slot's `journaledVersion`
+    /// (one write per session is in flight).
     struct Member {
         let session: Session
-        /// The view models written, each with the newest version the write carries.
-        let written: [(slot: ViewModelSlot, version: Int)]
         let mode: RedisJournal.Writes.WriteMode
     }
 
     /// The sessions' keys, in order (the hash, key order and keys, then the replay lists written, per session).
-    var keys = RedisCommand(capacity: 1024)
+    var keys = RedisArguments(capacity: 1024)
     /// The sessions' arguments, in order (from the mode on, per session).
-    var arguments: RedisCommand
+    var arguments: RedisArguments
     /// The sessions written, in order.
     private(set) var members: [Member] = []
 
     /// An empty batch with room for `capacity` bytes of arguments.
     init(capacity: Int = 4096) {
-        arguments = RedisCommand(capacity: capacity)
+        arguments = RedisArguments(capacity: capacity)
         members.reserveCapacity(8)
     }
 
@@ -56,13 +56,13 @@ struct JournalWriteBatch {
     ) -> RedisCommand {
         var command = head
         command.append(keys.count)
-        command.append(contentsOf: keys)
+        command.append(keys)
         command.append(owner)
         command.append(ttlMilliseconds)
         command.append(keyCapacity)
         command.append(keyBytesCapacity)
         command.append(members.count)
-        command.append(contentsOf: arguments)
+        command.append(arguments)
         return command
     }
 

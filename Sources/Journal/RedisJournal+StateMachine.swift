@@ -18,8 +18,10 @@ extension RedisJournal {
     /// `hasUnjournaledChanges`) stay on the session, which reads them on every command; the journal passes
     /// them in where a decision depends on them.
     struct StateMachine<ID: Hashable, Member> {
-        /// Sessions changed since the last flush, by id.
-        private(set) var dirty: [ID: Member] = [:]
+        /// Sessions changed since the last flush, in the order they were marked, each once.
+        /// NB: an array, not a dictionary: the caller knows whether a session is queued already (a flag on the
+        /// session), so a mark costs no hash, and a flush's batch no growing table.
+        private(set) var dirty: [(id: ID, member: Member)] = []
         /// Sessions whose next write is a full one (created here, Redis was away, or Redis lost them), by id.
         private(set) var needsFullWrite: [ID: Member] = [:]
         /// Since when the oldest dirty session has waited (nil when none).
@@ -118,37 +120,42 @@ extension RedisJournal {
         // MARK: Batching
 
         /// Session `id` changed at `now`: it is dirty. Answers when to flush, given whether one is scheduled.
+        /// - Parameter isQueued: whether the session is queued already (marked since the last flush, or waiting
+        ///   for its write in flight, which writes it again when it ends): then it is not added twice.
         /// NB: `now` is read only for the first mark of a batch (an autoclosure: no clock read per command).
         mutating func markDirty(
-            _ id: ID, _ member: Member, at now: @autoclosure () -> ContinuousClock.Instant,
-            flushScheduled: Bool
+            _ id: ID, _ member: Member, isQueued: Bool = false,
+            at now: @autoclosure () -> ContinuousClock.Instant, flushScheduled: Bool
         ) -> FlushSchedule {
             guard !isStopped else { return .ignored }
+            guard !isQueued else { return .none }
             if dirty.isEmpty { dirtySince = now() }
-            dirty[id] = member
+            dirty.append((id, member))
             guard !flushScheduled else { return .none }
             return isFlushing ? .nextTurn : .endOfTurn
         }
 
         /// Session `id` was created here: its first write is a full one. Answers as ``markDirty(_:_:at:flushScheduled:)``.
         mutating func created(
-            _ id: ID, _ member: Member, at now: @autoclosure () -> ContinuousClock.Instant,
-            flushScheduled: Bool
+            _ id: ID, _ member: Member, isQueued: Bool = false,
+            at now: @autoclosure () -> ContinuousClock.Instant, flushScheduled: Bool
         ) -> FlushSchedule {
             needsFullWrite[id] = member
-            return markDirty(id, member, at: now(), flushScheduled: flushScheduled)
+            return markDirty(id, member, isQueued: isQueued, at: now(), flushScheduled: flushScheduled)
         }
 
         /// Session `id` closed here (removed, or handed over): nothing of it is written any more.
         mutating func forget(_ id: ID) {
-            dirty[id] = nil
+            // NB: a walk over this turn's marks (few): sessions close far less often than they change.
+            if let index = dirty.firstIndex(where: { $0.id == id }) { dirty.remove(at: index) }
             needsFullWrite[id] = nil
         }
 
         /// A flush begins: hands out its batch (every dirty session) and empties it.
-        mutating func beginFlush() -> [ID: Member] {
+        mutating func beginFlush() -> [(id: ID, member: Member)] {
             let batch = dirty
-            dirty.removeAll()
+            dirty = []
+            dirty.reserveCapacity(batch.count)
             dirtySince = nil
             isFlushing = true
             return batch
@@ -158,7 +165,8 @@ extension RedisJournal {
         func flushAction(for id: ID, isClosed: Bool, isBeingWritten: Bool) -> FlushAction {
             if isClosed { return .skip }
             if isBeingWritten { return .waitForWriteInFlight }
-            return .write(needsFullWrite[id] != nil ? .full : .update)
+            // NB: no lookup while no session needs a full write (the steady state): no hash per command.
+            return .write(!needsFullWrite.isEmpty && needsFullWrite[id] != nil ? .full : .update)
         }
 
         /// The flush wrote its batch.
@@ -230,7 +238,7 @@ extension RedisJournal {
         func hibernation(of id: ID, hasUnjournaledChanges: Bool) -> HibernationAction {
             if isStopped { return .refuse }
             if needsFullWrite[id] != nil { return .writeInFullFirst }
-            if dirty[id] != nil || hasUnjournaledChanges { return .refuse }
+            if hasUnjournaledChanges || dirty.contains(where: { $0.id == id }) { return .refuse }
             return .release
         }
 

@@ -133,7 +133,8 @@ public final class RedisJournal: SessionJournal {
 
     public func sessionCreated(_ session: Session) {
         let schedule = writes.created(
-            ObjectIdentifier(session), session, at: client.clock.now, flushScheduled: flushTimer.isScheduled)
+            ObjectIdentifier(session), session, isQueued: session.isQueuedForJournal, at: client.clock.now,
+            flushScheduled: flushTimer.isScheduled)
         queued(session, schedule)
     }
 
@@ -236,7 +237,8 @@ public final class RedisJournal: SessionJournal {
         queued(
             session,
             writes.markDirty(
-                ObjectIdentifier(session), session, at: client.clock.now, flushScheduled: flushTimer.isScheduled))
+                ObjectIdentifier(session), session, isQueued: session.isQueuedForJournal, at: client.clock.now,
+                flushScheduled: flushTimer.isScheduled))
     }
 
     /// Acts on a mark of `session`: queues it, and schedules the flush the machine asked for.
@@ -263,7 +265,7 @@ public final class RedisJournal: SessionJournal {
         }
         // NB: one batch, appended to in place (a copy of it per session would copy its buffers each time).
         var batch = JournalWriteBatch()
-        for session in sessions.values {
+        for (_, session) in sessions {
             session.isQueuedForJournal = false
             switch writes.flushAction(
                 for: ObjectIdentifier(session), isClosed: session.isClosed, isBeingWritten: session.isBeingJournaled)
@@ -277,7 +279,7 @@ public final class RedisJournal: SessionJournal {
                 guard client.isAvailable else {
                     // NB: a write that cannot be made is a failed write (the metric operators watch).
                     statistics.writeFailures += 1
-                    act(on: writes.writeImpossible(ObjectIdentifier(session), session), for: session, written: [])
+                    act(on: writes.writeImpossible(ObjectIdentifier(session), session), for: session)
                     continue
                 }
                 append(session, mode: mode, to: &batch)
@@ -297,17 +299,14 @@ public final class RedisJournal: SessionJournal {
         _ session: Session, mode: Writes.WriteMode, to batch: inout JournalWriteBatch
     ) {
         let full = mode == .full
-        // NB: loops, not `filter` and `reduce`: a closure here checks its executor on every call.
-        // The view models to write, with the version last sent of each.
-        var slots: [(slot: ViewModelSlot, previous: Int)] = []
-        for slot in session.slots {
-            let previous = slot.journaledVersion
-            guard full || slot.channel.latestVersion > previous else { continue }
-            slots.append((slot, previous))
-        }
+        // NB: loops over the session's slots (a few), each time with the same test, rather than an array of the
+        // slots to write (an allocation per write); and loops, not `filter`: a closure here checks its executor
+        // on every call. `journaledVersion` (the version last sent) changes only after the last loop.
+        var changed = 0
+        for slot in session.slots where full || slot.channel.latestVersion > slot.journaledVersion { changed += 1 }
         let answers = full ? session.idempotencyKeys.answered : session.unjournaledAnswers
-        session.unjournaledAnswers.removeAll()
-        guard !slots.isEmpty || !answers.isEmpty || full else {
+        if !session.unjournaledAnswers.isEmpty { session.unjournaledAnswers.removeAll() }
+        guard changed > 0 || !answers.isEmpty || full else {
             session.journalWriteEnded()
             return
         }
@@ -317,7 +316,7 @@ public final class RedisJournal: SessionJournal {
         // instructions a write.
         if session.journalKeys.isEmpty { session.journalKeys = JournalKeys.encodedWriteKeys(of: session.digest) }
         batch.keys.append(encoded: session.journalKeys, count: 3)
-        for (slot, _) in slots {
+        for slot in session.slots where full || slot.channel.latestVersion > slot.journaledVersion {
             if slot.journalReplayKey.isEmpty {
                 slot.journalReplayKey = JournalKeys.encodedReplayKey(of: session.digest, viewModel: slot.name)
             }
@@ -325,12 +324,9 @@ public final class RedisJournal: SessionJournal {
         }
         batch.arguments.append(full ? "full" : "update")
         batch.arguments.append(session.owner ?? "")
-        batch.arguments.append(slots.count)
-        var written: [(slot: ViewModelSlot, version: Int)] = []
-        written.reserveCapacity(slots.count)
-        for (slot, previous) in slots {
-            appendViewModel(slot, previous: previous, full: full, to: &batch.arguments)
-            written.append((slot, slot.channel.latestVersion))
+        batch.arguments.append(changed)
+        for slot in session.slots where full || slot.channel.latestVersion > slot.journaledVersion {
+            appendViewModel(slot, previous: slot.journaledVersion, full: full, to: &batch.arguments)
         }
         batch.arguments.append(answers.count)
         for (key, fingerprint, answer) in answers {
@@ -340,12 +336,16 @@ public final class RedisJournal: SessionJournal {
                     fingerprint: fingerprint, answer: answer, compressing: full, compressor: compressor))
         }
         session.isBeingJournaled = true
-        for (slot, version) in written { slot.journaledVersion = version }
-        batch.add(JournalWriteBatch.Member(session: session, written: written, mode: mode))
+        // NB: what the write carries, kept on the slots (one write per session is in flight): its reply commits
+        // each slot through its `journaledVersion`.
+        for slot in session.slots where full || slot.channel.latestVersion > slot.journaledVersion {
+            slot.journaledVersion = slot.channel.latestVersion
+        }
+        batch.add(JournalWriteBatch.Member(session: session, mode: mode))
     }
 
     /// Sends one call of the write script for `batch`; its reply ends each of its sessions' writes.
-    private func send(_ batch: JournalWriteBatch) {
+    private func send(_ batch: borrowing JournalWriteBatch) {
         let head = scriptCommand(.write, capacity: batch.byteCount + 64)
         let command = batch.command(
             after: head, owner: owner, ttlMilliseconds: ttlMilliseconds, keyCapacity: keyCapacity,
@@ -368,12 +368,11 @@ public final class RedisJournal: SessionJournal {
             onWriteLatency?(client.clock.now - started)
             for index in members.indices {
                 let member = members[index]
-                finishWrite(
-                    member.session, written: member.written, mode: member.mode, result: .success(replies[index]))
+                finishWrite(member.session, mode: member.mode, result: .success(replies[index]))
             }
         } else {
             for member in members {
-                finishWrite(member.session, written: member.written, mode: member.mode, result: result)
+                finishWrite(member.session, mode: member.mode, result: result)
             }
         }
     }
@@ -385,7 +384,9 @@ public final class RedisJournal: SessionJournal {
     /// view model this process has no checkpoint of, when the versions since the last one are not all in this
     /// write, and when what was logged since it exceeds the ``JournalLogPolicy``'s patches or bytes; every other
     /// write sends only the new patches and the part of the snapshot that changed since.
-    private func appendViewModel(_ slot: ViewModelSlot, previous: Int, full: Bool, to command: inout RedisCommand) {
+    private func appendViewModel(
+        _ slot: ViewModelSlot, previous: Int, full: Bool, to command: inout RedisArguments
+    ) {
         let channel = slot.channel
         let held = channel.heldVersions
         let latest = channel.latestVersion
@@ -415,9 +416,11 @@ public final class RedisJournal: SessionJournal {
         if let delta {
             command.append("")
             let version = slot.journalMark?.version ?? latest
-            command.appendArgument { bytes in
+            let length = SnapshotDelta.byteCount(
+                version: version, prefix: delta.prefix, suffix: delta.suffix, snapshotCount: snapshot.count)
+            command.appendArgument(length: length) { text in
                 SnapshotDelta.append(
-                    version: version, prefix: delta.prefix, suffix: delta.suffix, of: snapshot, to: &bytes)
+                    version: version, prefix: delta.prefix, suffix: delta.suffix, of: snapshot, to: &text)
             }
         } else {
             let stateBytes = held.last?.stateBytes ?? channel.stateBytes
@@ -463,8 +466,7 @@ public final class RedisJournal: SessionJournal {
     }
 
     private func finishWrite(
-        _ session: Session, written: [(slot: ViewModelSlot, version: Int)], mode: Writes.WriteMode,
-        result: Result<RedisReply, RedisError>
+        _ session: Session, mode: Writes.WriteMode, result: Result<RedisReply, RedisError>
     ) {
         session.isBeingJournaled = false
         let outcome: Writes.WriteOutcome
@@ -491,7 +493,7 @@ public final class RedisJournal: SessionJournal {
             outcome = .failed
         }
         let action = writes.writeEnded(ObjectIdentifier(session), session, mode: mode, outcome: outcome)
-        act(on: action, for: session, written: written)
+        act(on: action, for: session)
         if action == .handOver { return }
         let more = session.hasUnjournaledChanges
         session.isQueuedForJournal = false
@@ -499,14 +501,13 @@ public final class RedisJournal: SessionJournal {
         if writes.writesAgain(hasUnjournaledChanges: more, isClosed: session.isClosed) { markDirty(session) }
     }
 
-    /// Does what the machine decided after a write of `session` (of the `written` versions) ended.
-    private func act(
-        on action: Writes.WriteEndAction, for session: Session,
-        written: [(slot: ViewModelSlot, version: Int)]
-    ) {
+    /// Does what the machine decided after a write of `session` ended.
+    private func act(on action: Writes.WriteEndAction, for session: Session) {
         switch action {
         case .commit:
-            for (slot, version) in written { slot.channel.commit(through: version) }
+            // Each view model through the version the write carried (a view model it did not carry has no held
+            // version up to its `journaledVersion`: nothing to commit).
+            for slot in session.slots { slot.channel.commit(through: slot.journaledVersion) }
         case .handOver:
             store.handOver(session.id)
         case .writeInFull:

@@ -1,3 +1,4 @@
+import Bytes
 import JSON
 import Sessions
 
@@ -61,18 +62,23 @@ enum SnapshotDelta {
         }
     }
 
+    /// The byte count of the field ``append(version:prefix:suffix:of:to:)`` writes.
+    static func byteCount(version: Int, prefix: Int, suffix: Int, snapshotCount: Int) -> Int {
+        ByteWriter.decimalCount(of: version) + ByteWriter.decimalCount(of: prefix)
+            + ByteWriter.decimalCount(of: suffix) + 3 + (snapshotCount - prefix - suffix)
+    }
+
     /// `VERSION PREFIX SUFFIX MIDDLE`, the field a write sends.
     static func append(
-        version: Int, prefix: Int, suffix: Int, of snapshot: [UInt8], to bytes: inout [UInt8]
+        version: Int, prefix: Int, suffix: Int, of snapshot: [UInt8], to text: inout ByteWriter
     ) {
-        // NB: the numbers written as JSON integers: no string per number (this runs for every command).
-        JSONValue.int(version).serialize(into: &bytes)
-        bytes.append(0x20)
-        JSONValue.int(prefix).serialize(into: &bytes)
-        bytes.append(0x20)
-        JSONValue.int(suffix).serialize(into: &bytes)
-        bytes.append(0x20)
-        bytes.append(contentsOf: snapshot[prefix..<(snapshot.count - suffix)])
+        text.putDecimal(version)
+        text.put(0x20)
+        text.putDecimal(prefix)
+        text.put(0x20)
+        text.putDecimal(suffix)
+        text.put(0x20)
+        text.put(snapshot[prefix..<(snapshot.count - suffix)])
     }
 
     /// The snapshot text that `field` (a ``append(version:prefix:suffix:of:to:)`` field) makes of `base`, the

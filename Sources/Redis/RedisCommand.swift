@@ -117,6 +117,11 @@ public struct RedisCommand: Sendable {
 
     /// Appends `count` arguments as ``encodedArguments`` gave them (one copy, nothing encoded again).
     public mutating func append(encoded: [UInt8], count: Int) {
+        encoded.withUnsafeBufferPointer { append(encoded: $0, count: count) }
+    }
+
+    /// Appends `count` arguments encoded already (one copy).
+    public mutating func append(encoded: UnsafeBufferPointer<UInt8>, count: Int) {
         start = nil
         bytes.append(contentsOf: encoded)
         self.count += count

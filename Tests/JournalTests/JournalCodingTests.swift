@@ -1,3 +1,4 @@
+import Bytes
 import JSON
 import Redis
 import Sessions
@@ -77,8 +78,13 @@ struct JournalCodingTests {
         let mark = SnapshotDelta.mark(version: 7, snapshot: base)
         let (prefix, suffix) = SnapshotDelta.common(changed, mark)
         #expect(prefix + suffix <= min(base.count, changed.count), "\(name)")
-        var field: [UInt8] = []
-        SnapshotDelta.append(version: 7, prefix: prefix, suffix: suffix, of: changed, to: &field)
+        var text = ByteWriter()
+        SnapshotDelta.append(version: 7, prefix: prefix, suffix: suffix, of: changed, to: &text)
+        let field = text.bytes
+        #expect(
+            field.count
+                == SnapshotDelta.byteCount(version: 7, prefix: prefix, suffix: suffix, snapshotCount: changed.count),
+            "the length a write announces before the field")
         #expect(try SnapshotDelta.apply(field, to: base, version: 7) == changed, "\(name)")
         if name == "edit in the middle" || name == "unchanged" {
             #expect(field.count < 200, "\(name): only the change is written (\(field.count) bytes)")
@@ -115,9 +121,10 @@ struct JournalCodingTests {
         ]
         var list: [RedisReply] = []
         for (version, patch) in patches {
-            var entry: [UInt8] = []
+            var text = ByteWriter()
             JournalRecordCoding.writeReplayEntry(
-                version: version, patch: Array(patch.utf8), compressor: compressor, into: &entry)
+                version: version, patch: Array(patch.utf8), compressor: compressor, into: &text)
+            let entry = text.bytes
             if patch.utf8.count >= JournalRecordCoding.compressedPatchBytes {
                 #expect(entry.count < patch.utf8.count / 2, "a large patch is stored compressed")
             }
@@ -126,8 +133,9 @@ struct JournalCodingTests {
         let snapshotV5 = Array(
             #"{"state":{"searchText":"abc","photos":\#(Self.photos(30, title: "cat"))},"debouncePending":false}"#.utf8)
         let (prefix, suffix) = SnapshotDelta.common(snapshotV5, SnapshotDelta.mark(version: 3, snapshot: snapshotV3))
-        var delta: [UInt8] = []
-        SnapshotDelta.append(version: 3, prefix: prefix, suffix: suffix, of: snapshotV5, to: &delta)
+        var deltaText = ByteWriter()
+        SnapshotDelta.append(version: 3, prefix: prefix, suffix: suffix, of: snapshotV5, to: &deltaText)
+        let delta = deltaText.bytes
 
         let hash: [RedisReply] = [
             .bulk(Array("owner".utf8)), .bulk(Array("a/1".utf8)), .bulk(Array("vm:search".utf8)), .bulk(checkpoint),

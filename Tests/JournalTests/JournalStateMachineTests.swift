@@ -11,6 +11,11 @@ struct JournalStateMachineTests {
 
     func at(_ offset: Duration) -> ContinuousClock.Instant { start + offset }
 
+    /// What `entries` (a batch, or the dirty sessions) hold, as `id: member`, in order.
+    func described(_ entries: [(id: String, member: String)]) -> [String] {
+        entries.map { "\($0.id): \($0.member)" }
+    }
+
     /// A machine with `ids` marked dirty (the first at `start`), no flush scheduled.
     func machine(dirty ids: [String] = []) -> Machine {
         var machine = Machine()
@@ -23,7 +28,7 @@ struct JournalStateMachineTests {
     @Test func theFirstMarkSchedulesAFlushAtTheEndOfThisTurn() {
         var machine = Machine()
         #expect(machine.markDirty("a", "A", at: start, flushScheduled: false) == .endOfTurn)
-        #expect(machine.dirty == ["a": "A"])
+        #expect(described(machine.dirty) == ["a: A"])
         #expect(machine.dirtySince == start)
         #expect(machine.needsFullWrite.isEmpty, "a change is an update")
     }
@@ -31,7 +36,7 @@ struct JournalStateMachineTests {
     @Test func aMarkWhileAFlushIsScheduledSchedulesNothing() {
         var machine = machine(dirty: ["a"])
         #expect(machine.markDirty("b", "B", at: at(.seconds(1)), flushScheduled: true) == .none)
-        #expect(machine.dirty.keys.sorted() == ["a", "b"])
+        #expect(described(machine.dirty) == ["a: session a", "b: B"], "in the order marked")
         #expect(machine.dirtySince == start, "the lag is the oldest change's")
     }
 
@@ -43,9 +48,9 @@ struct JournalStateMachineTests {
             return at(.seconds(5))
         }
         _ = machine.markDirty("b", "B", at: now(), flushScheduled: true)
-        _ = machine.markDirty("a", "A2", at: now(), flushScheduled: true)
+        #expect(machine.markDirty("a", "A", isQueued: true, at: now(), flushScheduled: false) == .none)
         #expect(reads == 0)
-        #expect(machine.dirty["a"] == "A2", "marked twice, written once: the latest member")
+        #expect(described(machine.dirty) == ["a: session a", "b: B"], "queued already: not added twice")
         _ = machine.beginFlush()
         _ = machine.markDirty("c", "C", at: now(), flushScheduled: false)
         #expect(reads == 1)
@@ -60,7 +65,7 @@ struct JournalStateMachineTests {
         #expect(machine.markDirty("b", "B", at: start, flushScheduled: true) == .none)
         machine.endFlush()
         #expect(!machine.isFlushing)
-        #expect(machine.dirty.keys.sorted() == ["a", "b"], "marked during the flush: in the next batch")
+        #expect(machine.dirty.map(\.id) == ["a", "b"], "marked during the flush: in the next batch")
         #expect(machine.markDirty("c", "C", at: start, flushScheduled: false) == .endOfTurn)
     }
 
@@ -70,17 +75,17 @@ struct JournalStateMachineTests {
         #expect(machine.isStopped)
         #expect(machine.markDirty("b", "B", at: start, flushScheduled: false) == .ignored)
         #expect(machine.markDirty("a", "A", at: start, flushScheduled: true) == .ignored)
-        #expect(machine.dirty.keys.sorted() == ["a"])
+        #expect(machine.dirty.map(\.id) == ["a"])
         #expect(machine.created("c", "C", at: start, flushScheduled: false) == .ignored)
-        #expect(machine.dirty["c"] == nil)
+        #expect(!machine.dirty.contains { $0.id == "c" })
     }
 
     @Test func aCreatedSessionIsWrittenInFull() {
         var machine = Machine()
         #expect(machine.created("a", "A", at: start, flushScheduled: false) == .endOfTurn)
-        #expect(machine.dirty == ["a": "A"] && machine.needsFullWrite == ["a": "A"])
+        #expect(described(machine.dirty) == ["a: A"] && machine.needsFullWrite == ["a": "A"])
         let batch = machine.beginFlush()
-        #expect(batch == ["a": "A"])
+        #expect(described(batch) == ["a: A"])
         #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: false) == .write(.full))
     }
 
@@ -88,8 +93,11 @@ struct JournalStateMachineTests {
         var machine = Machine()
         _ = machine.created("a", "A", at: start, flushScheduled: false)
         _ = machine.markDirty("b", "B", at: start, flushScheduled: true)
+        _ = machine.markDirty("c", "C", at: start, flushScheduled: true)
+        machine.forget("b")
+        #expect(described(machine.dirty) == ["a: A", "c: C"], "the others stay, in order")
         machine.forget("a")
-        #expect(machine.dirty == ["b": "B"] && machine.needsFullWrite.isEmpty)
+        #expect(described(machine.dirty) == ["c: C"] && machine.needsFullWrite.isEmpty)
     }
 
     // MARK: Flushing
@@ -97,7 +105,7 @@ struct JournalStateMachineTests {
     @Test func aFlushTakesTheWholeBatch() {
         var machine = machine(dirty: ["a", "b"])
         let batch = machine.beginFlush()
-        #expect(batch == ["a": "session a", "b": "session b"])
+        #expect(described(batch) == ["a: session a", "b: session b"])
         #expect(machine.dirty.isEmpty && machine.dirtySince == nil)
         #expect(machine.beginFlush().isEmpty, "a second flush has nothing left")
     }
@@ -140,7 +148,7 @@ struct JournalStateMachineTests {
         _ = machine.created("a", "A", at: start, flushScheduled: false)
         _ = machine.markDirty("b", "B", at: start, flushScheduled: true)
         #expect(machine.writeEnded("a", "A", mode: .full, outcome: .ownedElsewhere) == .handOver)
-        #expect(machine.dirty == ["b": "B"] && machine.needsFullWrite.isEmpty)
+        #expect(described(machine.dirty) == ["b: B"] && machine.needsFullWrite.isEmpty)
     }
 
     @Test func aSessionRedisLostIsWrittenInFull() {
@@ -241,19 +249,22 @@ struct JournalStateMachineTests {
     @Test func aChangeDuringAWriteInFlightIsWrittenAfterIt() {
         var machine = Machine()
         #expect(machine.created("a", "A", at: start, flushScheduled: false) == .endOfTurn)
-        #expect(machine.beginFlush() == ["a": "A"])
+        #expect(described(machine.beginFlush()) == ["a: A"])
         #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: false) == .write(.full))
         machine.endFlush()
         // A command changes it while the write is in flight: the next flush leaves it waiting.
         #expect(machine.markDirty("a", "A", at: at(.milliseconds(1)), flushScheduled: false) == .endOfTurn)
-        #expect(machine.beginFlush() == ["a": "A"])
+        #expect(described(machine.beginFlush()) == ["a: A"])
         #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: true) == .waitForWriteInFlight)
         machine.endFlush()
+        // Another change meanwhile: the session is queued (its write in flight writes it again), not added twice.
+        #expect(machine.markDirty("a", "A", isQueued: true, at: at(.milliseconds(1)), flushScheduled: false) == .none)
+        #expect(machine.dirty.isEmpty)
         // The full write is acknowledged; the session still has changes, so it is marked again.
         #expect(machine.writeEnded("a", "A", mode: .full, outcome: .written) == .commit)
         #expect(machine.writesAgain(hasUnjournaledChanges: true, isClosed: false))
         #expect(machine.markDirty("a", "A", at: at(.milliseconds(2)), flushScheduled: false) == .endOfTurn)
-        #expect(machine.beginFlush() == ["a": "A"])
+        #expect(described(machine.beginFlush()) == ["a: A"])
         #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: false) == .write(.update))
     }
 }

@@ -98,3 +98,45 @@ struct RedisCommandTests {
         #expect(byText.encoded == Self.resp([Array("EVAL".utf8), Array("return 1".utf8), Array("2".utf8), long, []]))
     }
 }
+
+@Suite("RedisArguments encoding")
+struct RedisArgumentsTests {
+    /// Every kind of argument, appended to arguments of their own and then to a command, encodes as the command's
+    /// own appends do.
+    @Test func argumentsAppendedToACommandAreTheCommandsOwnEncoding() {
+        let binary: [UInt8] = [0, 13, 10, 255, 36, 42]
+        let long = [UInt8](repeating: 0x61, count: 5000)
+        var arguments = RedisArguments(capacity: 16)
+        arguments.append("update")
+        arguments.append(0)
+        arguments.append(-12)
+        arguments.append(Int.max)
+        arguments.append(binary)
+        arguments.append(long)
+        arguments.append("ünïcødé ✓")
+        arguments.append("")
+        arguments.appendArgument(length: 13) { $0.put(#"{"version":7}"#) }
+        arguments.appendArgument { $0.put(long) }
+        arguments.appendArgument { _ in }
+        var keys = RedisCommand()
+        keys.append("k1")
+        keys.append("k2")
+        arguments.append(encoded: keys.encodedArguments, count: keys.count)
+
+        var expected = RedisCommand()
+        expected.append("EVALSHA")
+        for argument: [UInt8] in [
+            Array("update".utf8), Array("0".utf8), Array("-12".utf8), Array(String(Int.max).utf8), binary, long,
+            Array("ünïcødé ✓".utf8), [], Array(#"{"version":7}"#.utf8), long, [], Array("k1".utf8), Array("k2".utf8),
+        ] {
+            expected.append(argument)
+        }
+        var command = RedisCommand()
+        command.append("EVALSHA")
+        command.append(arguments)
+        #expect(arguments.count == 13)
+        #expect(command.count == expected.count)
+        #expect(command.encoded == expected.encoded)
+        #expect(arguments.byteCount == expected.byteCount - Array("$7\r\nEVALSHA\r\n".utf8).count)
+    }
+}

@@ -104,10 +104,17 @@ extension Loadable {
         request writeRequest: (Request, inout JSONTextWriter) -> Void
     ) {
         json.openObject()
+        // NB: the cases matched in place, not through `value` and `error`: each of those copies the whole
+        // `Loadable` (the journal writes a snapshot on every command).
         json.key("value")
-        if let value { writeValue(value, &json) } else { json.null() }
+        switch self {
+        case .loading(_, previous: let value?), .loaded(let value), .failed(_, previous: let value?):
+            writeValue(value, &json)
+        case .idle, .loading(_, previous: nil), .failed(_, previous: nil):
+            json.null()
+        }
         json.key("error")
-        if let error { json.value(error.json) } else { json.null() }
+        if case .failed(let error, _) = self { json.value(error.json) } else { json.null() }
         json.key("status")
         switch self {
         case .idle: json.string("idle")
