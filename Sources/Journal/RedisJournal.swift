@@ -387,12 +387,21 @@ public final class RedisJournal: SessionJournal {
     private func appendViewModel(
         _ slot: ViewModelSlot, previous: Int, full: Bool, to command: inout RedisArguments
     ) {
+        snapshotWriter.removeAll()
+        slot.model.writeSnapshot(to: &snapshotWriter)
+        // NB: the snapshot read where it was written: no copy of it per write.
+        snapshotWriter.withBytes { snapshot in
+            appendViewModel(slot, snapshot: snapshot, previous: previous, full: full, to: &command)
+        }
+    }
+
+    private func appendViewModel(
+        _ slot: ViewModelSlot, snapshot: UnsafeBufferPointer<UInt8>, previous: Int, full: Bool,
+        to command: inout RedisArguments
+    ) {
         let channel = slot.channel
         let held = channel.heldVersions
         let latest = channel.latestVersion
-        snapshotWriter.removeAll()
-        slot.model.writeSnapshot(to: &snapshotWriter)
-        let snapshot = snapshotWriter.bytes
         // NB: loops, not `filter` and `reduce`: a closure here checks its executor on every call.
         var newlyHeld = 0
         var newBytes = 0
@@ -425,7 +434,7 @@ public final class RedisJournal: SessionJournal {
         } else {
             let stateBytes = held.last?.stateBytes ?? channel.stateBytes
             JournalRecordCoding.appendCheckpoint(
-                version: latest, stateBytes: stateBytes, snapshot: snapshot, scratch: &checkpointScratch,
+                version: latest, stateBytes: stateBytes, snapshot: Array(snapshot), scratch: &checkpointScratch,
                 compressor: compressor, to: &command)
             command.append("")
             slot.journalMark = SnapshotDelta.mark(version: latest, snapshot: snapshot)

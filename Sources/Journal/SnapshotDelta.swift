@@ -26,40 +26,38 @@ enum SnapshotDelta {
     }()
 
     /// The mark of a checkpoint at `version` whose snapshot text is `snapshot`.
-    static func mark(version: Int, snapshot: [UInt8]) -> JournalMark {
+    static func mark(version: Int, snapshot: UnsafeBufferPointer<UInt8>) -> JournalMark {
         let count = snapshot.count
         let blocks = count / blockSize
         var leading: [UInt64] = []
         var trailing: [UInt64] = []
         leading.reserveCapacity(blocks)
         trailing.reserveCapacity(blocks)
-        snapshot.withUnsafeBytes { text in
-            for block in 0..<blocks {
-                leading.append(fingerprint(text, at: block * blockSize))
-                trailing.append(fingerprint(text, at: count - (block + 1) * blockSize))
-            }
+        let text = UnsafeRawBufferPointer(snapshot)
+        for block in 0..<blocks {
+            leading.append(fingerprint(text, at: block * blockSize))
+            trailing.append(fingerprint(text, at: count - (block + 1) * blockSize))
         }
         return JournalMark(version: version, snapshotLength: count, leadingBlocks: leading, trailingBlocks: trailing)
     }
 
     /// The byte counts of `snapshot` that equal the start and the end of the text `mark` was taken of (block
     /// multiples, never overlapping).
-    static func common(_ snapshot: [UInt8], _ mark: JournalMark) -> (prefix: Int, suffix: Int) {
+    static func common(_ snapshot: UnsafeBufferPointer<UInt8>, _ mark: JournalMark) -> (prefix: Int, suffix: Int) {
         let count = snapshot.count
         let shared = min(count, mark.snapshotLength) / blockSize
-        return snapshot.withUnsafeBytes { text in
-            var prefix = 0
-            while prefix < shared, fingerprint(text, at: prefix * blockSize) == mark.leadingBlocks[prefix] {
-                prefix += 1
-            }
-            var suffix = 0
-            while prefix + suffix < shared,
-                fingerprint(text, at: count - (suffix + 1) * blockSize) == mark.trailingBlocks[suffix]
-            {
-                suffix += 1
-            }
-            return (prefix * blockSize, suffix * blockSize)
+        let text = UnsafeRawBufferPointer(snapshot)
+        var prefix = 0
+        while prefix < shared, fingerprint(text, at: prefix * blockSize) == mark.leadingBlocks[prefix] {
+            prefix += 1
         }
+        var suffix = 0
+        while prefix + suffix < shared,
+            fingerprint(text, at: count - (suffix + 1) * blockSize) == mark.trailingBlocks[suffix]
+        {
+            suffix += 1
+        }
+        return (prefix * blockSize, suffix * blockSize)
     }
 
     /// The byte count of the field ``append(version:prefix:suffix:of:to:)`` writes.
@@ -70,7 +68,7 @@ enum SnapshotDelta {
 
     /// `VERSION PREFIX SUFFIX MIDDLE`, the field a write sends.
     static func append(
-        version: Int, prefix: Int, suffix: Int, of snapshot: [UInt8], to text: inout ByteWriter
+        version: Int, prefix: Int, suffix: Int, of snapshot: UnsafeBufferPointer<UInt8>, to text: inout ByteWriter
     ) {
         text.putDecimal(version)
         text.put(0x20)
@@ -78,7 +76,7 @@ enum SnapshotDelta {
         text.put(0x20)
         text.putDecimal(suffix)
         text.put(0x20)
-        text.put(snapshot[prefix..<(snapshot.count - suffix)])
+        text.put(UnsafeBufferPointer(rebasing: snapshot[prefix..<(snapshot.count - suffix)]))
     }
 
     /// The snapshot text that `field` (a ``append(version:prefix:suffix:of:to:)`` field) makes of `base`, the

@@ -38,7 +38,7 @@ public final class Session {
     public var isBeingJournaled = false
     /// Whether the journal has a write of this session queued for its next batch.
     public var isQueuedForJournal = false
-    private var durableWaiters: [@LoopActor () -> Void] = []
+    private var durableWaiters = DurableWaiters()
     /// Open event streams of this session, each counted once (a multiplexed stream too) until it closes.
     public var openStreams: Int { streamCount.value }
     /// NB: a box the streams' close callbacks hold: a stream may close after its session went, and a weak
@@ -161,10 +161,8 @@ public final class Session {
 
     /// Called by the journal after each write of this session: releases the waiters once nothing is left.
     public func journalWriteEnded() {
-        guard !hasUnjournaledChanges || journal?.holdsVersions != true else { return }
-        let waiters = durableWaiters
-        durableWaiters.removeAll()
-        for waiter in waiters { waiter() }
+        guard !durableWaiters.isEmpty, !hasUnjournaledChanges || journal?.holdsVersions != true else { return }
+        runDurableWaiters()
     }
 
     /// The view model named `name`, if the session hosts one.
@@ -211,8 +209,38 @@ public final class Session {
         wasHandedOver = handedOver || dropsVersions
         for slot in slots { slot.close(abandoning: abandoning) }
         idempotencyKeys.removeAll()
-        let waiters = durableWaiters
-        durableWaiters.removeAll()
-        for waiter in waiters { waiter() }
+        runDurableWaiters()
+    }
+
+    /// Runs every durable waiter, in order. NB: taken out first: a waiter may wait again, or end another write.
+    private func runDurableWaiters() {
+        let (first, others) = durableWaiters.takeAll()
+        first?()
+        for waiter in others { waiter() }
+    }
+}
+
+/// Who waits for a session's changes to be durable, in the order they came.
+///
+/// NB: the first apart from the others: a command's answer waits this way on every write, and an array of
+/// closures cost ~2k instructions per command to fill and empty (its elements destroyed through generic value
+/// witnesses).
+@LoopActor
+private struct DurableWaiters {
+    private var first: (@LoopActor () -> Void)?
+    private var others: [@LoopActor () -> Void] = []
+
+    var isEmpty: Bool { first == nil }
+
+    mutating func append(_ waiter: @escaping @LoopActor () -> Void) {
+        if first == nil { first = waiter } else { others.append(waiter) }
+    }
+
+    /// Removes every waiter and hands them over, the first apart.
+    mutating func takeAll() -> (first: (@LoopActor () -> Void)?, others: [@LoopActor () -> Void]) {
+        let taken = (first, others)
+        first = nil
+        if !others.isEmpty { others = [] }
+        return taken
     }
 }

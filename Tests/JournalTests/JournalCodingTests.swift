@@ -75,11 +75,13 @@ struct JournalCodingTests {
     func aSnapshotDeltaSplicesTheChangeIntoTheCheckpoint(name: String) throws {
         let base = Array(Self.photos(80).utf8)
         let changed = Array(Self.edit(name, Self.photos(80)).utf8)
-        let mark = SnapshotDelta.mark(version: 7, snapshot: base)
-        let (prefix, suffix) = SnapshotDelta.common(changed, mark)
+        let mark = base.withUnsafeBufferPointer { SnapshotDelta.mark(version: 7, snapshot: $0) }
+        let (prefix, suffix) = changed.withUnsafeBufferPointer { SnapshotDelta.common($0, mark) }
         #expect(prefix + suffix <= min(base.count, changed.count), "\(name)")
         var text = ByteWriter()
-        SnapshotDelta.append(version: 7, prefix: prefix, suffix: suffix, of: changed, to: &text)
+        changed.withUnsafeBufferPointer {
+            SnapshotDelta.append(version: 7, prefix: prefix, suffix: suffix, of: $0, to: &text)
+        }
         let field = text.bytes
         #expect(
             field.count
@@ -132,9 +134,12 @@ struct JournalCodingTests {
         }
         let snapshotV5 = Array(
             #"{"state":{"searchText":"abc","photos":\#(Self.photos(30, title: "cat"))},"debouncePending":false}"#.utf8)
-        let (prefix, suffix) = SnapshotDelta.common(snapshotV5, SnapshotDelta.mark(version: 3, snapshot: snapshotV3))
+        let markV3 = snapshotV3.withUnsafeBufferPointer { SnapshotDelta.mark(version: 3, snapshot: $0) }
+        let (prefix, suffix) = snapshotV5.withUnsafeBufferPointer { SnapshotDelta.common($0, markV3) }
         var deltaText = ByteWriter()
-        SnapshotDelta.append(version: 3, prefix: prefix, suffix: suffix, of: snapshotV5, to: &deltaText)
+        snapshotV5.withUnsafeBufferPointer {
+            SnapshotDelta.append(version: 3, prefix: prefix, suffix: suffix, of: $0, to: &deltaText)
+        }
         let delta = deltaText.bytes
 
         let hash: [RedisReply] = [
