@@ -74,4 +74,37 @@ import VMHostTesting
         json.closeObject()
         #expect(json.bytes == Array("{}".utf8), "a writer taken from starts over, without a separator")
     }
+
+    /// A writer with little room grows as it goes, across every kind of piece, and reused keeps what it grew to.
+    @Test func aSmallWriterGrowsAndIsReused() {
+        let photos: [JSONValue] = (0..<200).map { index in
+            ["id": .string("p\(index)"), "title": .string("ünïcødé \"\(index)\""), "n": .int(index * 1_000_003)]
+        }
+        let tree: JSONValue = ["photos": .array(photos), "done": true, "error": nil]
+        var json = JSONTextWriter(capacity: 1)
+        for _ in 0..<2 {
+            json.openObject()
+            json.key("photos")
+            json.openArray()
+            for index in 0..<200 {
+                json.openObject()
+                json.key("id")
+                json.string("p\(index)")
+                json.key("title")
+                json.string("ünïcødé \"\(index)\"")
+                json.key("n")
+                json.int(index * 1_000_003)
+                json.closeObject()
+            }
+            json.closeArray()
+            json.key("done")
+            json.bool(true)
+            json.key("error")
+            json.null()
+            json.closeObject()
+            #expect(json.count == tree.serializedBytes.count)
+            #expect(json.withBytes { Array($0) } == tree.serializedBytes)
+            json.removeAll()
+        }
+    }
 }
