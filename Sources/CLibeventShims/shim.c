@@ -46,20 +46,22 @@ static void vmh_read_hold_fired(evutil_socket_t fd, short what, void *arg) {
     (void)arg;
 }
 
-struct event *vmh_read_hold(struct bufferevent *bev) {
+struct event *vmh_read_hold_new(struct bufferevent *bev) {
     evutil_socket_t fd = bufferevent_getfd(bev);
     struct event_base *base = bufferevent_get_base(bev);
     if (fd < 0 || base == NULL) return NULL;
-    struct event *hold = event_new(base, fd, EV_READ, vmh_read_hold_fired, NULL);
-    if (hold == NULL) return NULL;
-    if (event_add(hold, NULL) != 0) {
-        event_free(hold);
-        return NULL;
-    }
-    return hold;
+    return event_new(base, fd, EV_READ, vmh_read_hold_fired, NULL);
 }
 
-void vmh_read_hold_release(struct event *hold) {
+int vmh_read_hold_add(struct event *hold) {
+    return event_add(hold, NULL);
+}
+
+void vmh_read_hold_remove(struct event *hold) {
+    event_del(hold);
+}
+
+void vmh_read_hold_free(struct event *hold) {
     event_free(hold);
 }
 

@@ -163,7 +163,7 @@ final class ConnectionDeadlines {
     }
 
     private func release(_ record: ConnectionRecord) {
-        record.releaseReadHold()
+        record.freeReadHold()
         limit.release(record.admission)
         record.isClosed = true
         record.deadlines.closed()

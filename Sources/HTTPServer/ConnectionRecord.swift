@@ -33,21 +33,34 @@ final class ConnectionRecord {
     var isClosed = false
     /// Its output is to be written at the end of this loop turn (``OutputFlusher``).
     var flushScheduled = false
-    /// While its request waits for an answer given in a later turn: the read hold that keeps its socket
-    /// registered (`vmh_read_hold`: no `epoll_ctl` delete and add around each such request).
+    /// The read hold that keeps its socket registered while a request waits for an answer given in a later turn
+    /// (`vmh_read_hold_new`: no `epoll_ctl` delete and add around each such request); made at the first such
+    /// request, kept until the connection closes.
     private var readHold: OpaquePointer?
+    /// Whether the read hold is added (a request waits for its answer).
+    private var isHoldingRead = false
 
     /// Keeps the socket registered for reading until ``releaseReadHold()``.
     func holdReading() {
-        guard readHold == nil, !isClosed else { return }
-        readHold = vmh_read_hold(bufferevent)
+        guard !isHoldingRead, !isClosed else { return }
+        if readHold == nil { readHold = vmh_read_hold_new(bufferevent) }
+        guard let readHold, vmh_read_hold_add(readHold) == 0 else { return }
+        isHoldingRead = true
     }
 
-    /// Releases the read hold, if any. NB: before the socket closes (the close callback, the server's deinit).
+    /// Removes the read hold, if added (the answer is written).
     func releaseReadHold() {
+        guard isHoldingRead, let readHold else { return }
+        vmh_read_hold_remove(readHold)
+        isHoldingRead = false
+    }
+
+    /// Frees the read hold, if any. NB: before the socket closes (the close callback, the server's deinit).
+    func freeReadHold() {
         guard let readHold else { return }
-        vmh_read_hold_release(readHold)
+        vmh_read_hold_free(readHold)
         self.readHold = nil
+        isHoldingRead = false
     }
 
     init(bufferevent: OpaquePointer, admission: Admission, deadlines: ConnectionDeadlines.StateMachine) {

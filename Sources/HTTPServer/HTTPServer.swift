@@ -53,6 +53,9 @@ public final class HTTPServer: LoopService {
     private var shutdownTask: Task<Void, Never>?
     /// Shutdown waiting for the last answer and the last byte (``settleShutdown()`` resumes it).
     private var quietWaiter: CheckedContinuation<Void, Never>?
+    /// Whether shutdown waits (`quietWaiter` is set). NB: a flag read on every answer: testing the generic
+    /// optional looked its type metadata up each time (~200 instructions a command).
+    private var isWaitingForQuiet = false
 
     /// Creates an idle server.
     /// Headers added to every response and event stream from now on (``HTTPServerConfiguration/commonHeaders``
@@ -87,8 +90,8 @@ public final class HTTPServer: LoopService {
         // NB: evhttp_free runs the close callbacks, which must not reach a server being deinitialised.
         for record in deadlines.records.values {
             if let connection = record.connection { evhttp_connection_set_closecb(connection, nil, nil) }
-            // NB: before evhttp_free closes the sockets (the close callbacks that would release it are gone).
-            record.releaseReadHold()
+            // NB: before evhttp_free closes the sockets (the close callbacks that would free it are gone).
+            record.freeReadHold()
         }
         if let http {
             Self.unregister(http)
@@ -226,7 +229,10 @@ public final class HTTPServer: LoopService {
             try? await clock.sleep(for: flushTimeout)
             self.endQuietWait()
         }
-        await withCheckedContinuation { quietWaiter = $0 }
+        await withCheckedContinuation {
+            quietWaiter = $0
+            isWaitingForQuiet = true
+        }
         bound.cancel()
     }
 
@@ -236,13 +242,14 @@ public final class HTTPServer: LoopService {
 
     /// Resumes shutdown once nothing is left to answer or to write.
     private func settleShutdown() {
-        guard quietWaiter != nil, isQuiet else { return }
+        guard isWaitingForQuiet, isQuiet else { return }
         endQuietWait()
     }
 
     private func endQuietWait() {
         guard let quietWaiter else { return }
         self.quietWaiter = nil
+        isWaitingForQuiet = false
         quietWaiter.resume()
     }
 

@@ -4,7 +4,7 @@ import Testing
 import VMHostTesting
 
 /// A request answered in a later turn (a callback result: a command waiting for the journal) keeps its socket
-/// registered for reading with a read hold (`vmh_read_hold`); these check what the hold must never change: the
+/// registered for reading with a read hold (`vmh_read_hold_new`); these check what the hold must never change: the
 /// connection carries on, a request sent meanwhile is answered in order, and a client that leaves while its
 /// answer waits leaves nothing behind that a later connection on the same descriptor would trip over.
 @LoopActor

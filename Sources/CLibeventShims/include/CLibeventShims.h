@@ -39,21 +39,29 @@ int vmh_bufferevent_write_now(struct bufferevent *bev);
 
 struct event;
 
-/// Keeps the socket of `bev` (a server connection's) registered for reading while its request waits for an answer given in a
-/// later turn of the loop (a command waiting for the journal): a one-shot read event of its own, which does
-/// nothing when it fires. evhttp stops reading when it hands a request over and starts again once the answer is
-/// written; without a hold each of those is an `epoll_ctl` (a delete, then an add, in two turns), with one the
-/// socket stays registered (one `epoll_ctl` modify in the first turn, none in the second), as when the answer
-/// goes in the turn of the request. Data or a close arriving meanwhile fires the hold once (it is then gone, and
-/// the bytes stay in the socket for evhttp). Returns NULL when the bufferevent has no socket or no event could
-/// be made.
-/// NB: release it (``vmh_read_hold_release``) before the socket can close: after the answer is written, in the
-/// connection's close callback (evhttp calls it before closing), and before the `evhttp` is freed. A hold left
-/// on a closed descriptor would keep libevent's count of readers of a later socket with the same number wrong.
-struct event *vmh_read_hold(struct bufferevent *bev);
+/// A read hold for the socket of `bev` (a server connection's), not yet added: it keeps the socket registered
+/// for reading while a request waits for an answer given in a later turn of the loop (a command waiting for the
+/// journal). A one-shot read event of its own, which does nothing when it fires. evhttp stops reading when it
+/// hands a request over and starts again once the answer is written; without a hold each of those is an
+/// `epoll_ctl` (a delete, then an add, in two turns), with one the socket stays registered (one `epoll_ctl`
+/// modify in the first turn, none in the second), as when the answer goes in the turn of the request. Data or a
+/// close arriving meanwhile fires the hold once (it is then no longer pending, and the bytes stay in the socket
+/// for evhttp). Returns NULL when the bufferevent has no socket or no event could be made.
+/// NB: made once per connection and added (``vmh_read_hold_add``) and removed (``vmh_read_hold_remove``) per
+/// request: an event made and freed per request cost ~750 instructions. Free it (``vmh_read_hold_free``) before
+/// the socket can close: in the connection's close callback (evhttp calls it before closing), and before the
+/// `evhttp` is freed. A hold left on a closed descriptor would keep libevent's count of readers of a later socket
+/// with the same number wrong.
+struct event *vmh_read_hold_new(struct bufferevent *bev);
 
-/// Removes and frees a hold (fired or not).
-void vmh_read_hold_release(struct event *hold);
+/// Adds the hold (0 on success).
+int vmh_read_hold_add(struct event *hold);
+
+/// Removes the hold (fired or not).
+void vmh_read_hold_remove(struct event *hold);
+
+/// Removes and frees the hold.
+void vmh_read_hold_free(struct event *hold);
 
 struct evkeyvalq;
 
