@@ -119,9 +119,8 @@ public struct ByteWriter: ~Copyable {
         return count
     }
 
-    /// Drops the bytes from `count` on.
+    /// Drops the bytes from `count` on (a count beyond those written drops nothing).
     public mutating func truncate(to count: Int) {
-        precondition(count >= 0 && count <= written)
-        written = count
+        written = min(max(0, count), written)
     }
 }

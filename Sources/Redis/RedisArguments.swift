@@ -2,7 +2,7 @@ import Bytes
 
 /// Arguments in the Redis protocol (`$LENGTH\r\nBYTES\r\n` each), encoded as they are appended into a buffer
 /// of their own: for a command built from many small arguments (the journal's write of a batch of sessions),
-/// then appended to a ``RedisCommand`` in one copy (``RedisCommand/append(_:)-(RedisArguments)``).
+/// then appended to a ``RedisCommand`` in one copy (`RedisCommand.append(_:)`, below).
 ///
 /// NB: a ``ByteWriter``, not the command's `[UInt8]`: each append to an array checks uniqueness and capacity
 /// and goes through the generic copy, which cost ~300 instructions per argument of a journal write.

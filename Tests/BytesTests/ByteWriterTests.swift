@@ -36,6 +36,8 @@ import Testing
         writer.put("hello, world")
         writer.truncate(to: 5)
         #expect(writer.bytes == Array("hello".utf8))
+        writer.truncate(to: 99)
+        #expect(writer.bytes == Array("hello".utf8), "beyond what was written: nothing dropped")
         writer.put("!")
         #expect(writer.bytes == Array("hello!".utf8))
         writer.removeAll()
