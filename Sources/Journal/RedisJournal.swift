@@ -299,11 +299,11 @@ public final class RedisJournal: SessionJournal {
         _ session: Session, mode: Writes.WriteMode, to batch: inout JournalWriteBatch
     ) {
         let full = mode == .full
-        // NB: loops over the session's slots (a few), each time with the same test, rather than an array of the
-        // slots to write (an allocation per write); and loops, not `filter`: a closure here checks its executor
-        // on every call. `journaledVersion` (the version last sent) changes only after the last loop.
+        // NB: loops over the session's slots (a few), each time with ``carries(_:full:)``, rather than an array of
+        // the slots to write (an allocation per write); and loops, not `filter`: a closure here checks its
+        // executor on every call. `journaledVersion` (the version last sent) changes only after the last loop.
         var changed = 0
-        for slot in session.slots where full || slot.channel.latestVersion > slot.journaledVersion { changed += 1 }
+        for slot in session.slots where Self.carries(slot, full: full) { changed += 1 }
         let answers = full ? session.idempotencyKeys.answered : session.unjournaledAnswers
         if !session.unjournaledAnswers.isEmpty { session.unjournaledAnswers.removeAll() }
         guard changed > 0 || !answers.isEmpty || full else {
@@ -316,7 +316,7 @@ public final class RedisJournal: SessionJournal {
         // instructions a write.
         if session.journalKeys.isEmpty { session.journalKeys = JournalKeys.encodedWriteKeys(of: session.digest) }
         batch.keys.append(encoded: session.journalKeys, count: 3)
-        for slot in session.slots where full || slot.channel.latestVersion > slot.journaledVersion {
+        for slot in session.slots where Self.carries(slot, full: full) {
             if slot.journalReplayKey.isEmpty {
                 slot.journalReplayKey = JournalKeys.encodedReplayKey(of: session.digest, viewModel: slot.name)
             }
@@ -325,7 +325,7 @@ public final class RedisJournal: SessionJournal {
         batch.arguments.append(full ? "full" : "update")
         batch.arguments.append(session.owner ?? "")
         batch.arguments.append(changed)
-        for slot in session.slots where full || slot.channel.latestVersion > slot.journaledVersion {
+        for slot in session.slots where Self.carries(slot, full: full) {
             appendViewModel(slot, previous: slot.journaledVersion, full: full, to: &batch.arguments)
         }
         batch.arguments.append(answers.count)
@@ -338,10 +338,16 @@ public final class RedisJournal: SessionJournal {
         session.isBeingJournaled = true
         // NB: what the write carries, kept on the slots (one write per session is in flight): its reply commits
         // each slot through its `journaledVersion`.
-        for slot in session.slots where full || slot.channel.latestVersion > slot.journaledVersion {
+        for slot in session.slots where Self.carries(slot, full: full) {
             slot.journaledVersion = slot.channel.latestVersion
         }
         batch.add(JournalWriteBatch.Member(session: session, mode: mode))
+    }
+
+    /// Whether a write carries `slot`: every view model when `full`, else those with versions since the last
+    /// write (`journaledVersion`).
+    private static func carries(_ slot: ViewModelSlot, full: Bool) -> Bool {
+        full || slot.channel.latestVersion > slot.journaledVersion
     }
 
     /// Sends one call of the write script for `batch`; its reply ends each of its sessions' writes.
