@@ -172,7 +172,9 @@ public final class RedisServerProcess: @unchecked Sendable {
             if let socket = try? TestSocket(port: port, timeoutSeconds: 1),
                 (try? socket.write(auth + "PING\r\n")) != nil,
                 auth.isEmpty || (try? socket.readLine()) == "+OK",
-                (try? socket.readLine()) == "+PONG"
+                (try? socket.readLine()) == "+PONG",
+                // NB: and from this server, not another test's that took the port first.
+                SpawnedProcess.process(pid, isListeningOnPort: port)
             {
                 return .answered
             }

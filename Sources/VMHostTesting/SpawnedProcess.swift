@@ -51,18 +51,65 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// Sends `number` to the child.
     public func signal(_ number: Int32) { kill(pid, number) }
 
+    /// Whether the child holds the socket listening on 127.0.0.1:`port`: a check that the server a test talks to is
+    /// the one it started. A port picked free can be taken by another test's server before this one binds it (and
+    /// this one then exits, or with `SO_REUSEPORT` shares it); that server answers `/healthz` just as well.
+    public func isListening(onPort port: Int) -> Bool {
+        Self.process(pid, isListeningOnPort: port)
+    }
+
+    /// Whether process `pid` holds the socket listening on 127.0.0.1:`port` (`/proc/net/tcp`, `/proc/PID/fd`).
+    public static func process(_ pid: pid_t, isListeningOnPort port: Int) -> Bool {
+        let local = "0100007F:" + String(port, radix: 16, uppercase: true).leftPadded(to: 4)
+        // The inodes of the sockets listening (state 0A) on that address: fields local, remote, state, ..., inode.
+        let listening = readText("/proc/net/tcp").split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 9 && fields[1] == local && fields[3] == "0A" ? "socket:[\(fields[9])]" : nil
+        }
+        guard !listening.isEmpty else { return false }
+        return descriptorTargets(of: pid).contains { listening.contains($0) }
+    }
+
+    /// What each descriptor of `pid` refers to (`socket:[INODE]`, a path, ...).
+    private static func descriptorTargets(of pid: pid_t) -> [String] {
+        var buffer = [CChar](repeating: 0, count: 256)
+        return directoryEntries("/proc/\(pid)/fd").compactMap { name in
+            let count = readlink("/proc/\(pid)/fd/\(name)", &buffer, buffer.count)
+            return count > 0 ? String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
+        }
+    }
+
+    /// A whole text file read to its end (the files of `/proc` report no size), or empty.
+    private static func readText(_ path: String) -> String {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The descriptors open in this process now (`/proc/self/fd`).
     private static func openDescriptors() -> [Int32] {
-        guard let directory = opendir("/proc/self/fd") else { return [] }
+        directoryEntries("/proc/self/fd").compactMap { Int32($0) }
+    }
+
+    /// The names in directory `path` (with `.` and `..`), or none when it cannot be read.
+    private static func directoryEntries(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }
-        var descriptors: [Int32] = []
+        var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if let descriptor = Int32(name) { descriptors.append(descriptor) }
+            names.append(
+                withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            )
         }
-        return descriptors
+        return names
     }
 
     /// Waits for the exit on a thread of its own: the status and when it was seen.
@@ -76,5 +123,12 @@ public final class SpawnedProcess: @unchecked Sendable {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+}
+
+extension String {
+    /// `self` with zeros in front up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

@@ -3,6 +3,10 @@ import Redis
 import Testing
 import VMHostTesting
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @Suite("Throwaway redis-server")
 struct RedisServerProcessTests {
     /// A port taken when the server starts (in a parallel suite another test's socket can take a port picked as
@@ -20,5 +24,22 @@ struct RedisServerProcessTests {
         let reply = try await client.send(["PING"])
         #expect(reply.string == "PONG")
         client.shutdown()
+    }
+
+    /// Another server already on the port answers `PING` too: a start is not fooled by it (it checks that its own
+    /// process holds the listening socket), and fails once its deadline passes.
+    @Test func aStartIsNotFooledByAnotherServerOnItsPort() async throws {
+        let first = try RedisServerProcess()
+        try await first.start()
+        let pid = try #require(first.pid)
+        #expect(SpawnedProcess.process(pid, isListeningOnPort: first.port))
+        let holder = try TestListener()
+        #expect(SpawnedProcess.process(getpid(), isListeningOnPort: holder.port))
+        #expect(!SpawnedProcess.process(pid, isListeningOnPort: holder.port))
+
+        let second = try RedisServerProcess(port: first.port)
+        await #expect(throws: TestClientError.self) { try await second.start(timeout: .seconds(2)) }
+        #expect(second.pid == nil)
+        first.kill()
     }
 }

@@ -53,6 +53,9 @@ import Glibc
             _ = proxy.waitForExit()
             _ = try? SpawnedProcess("/bin/rm", ["-rf", directory]).waitForExit()
         }
+        // NB: this proxy, not another test's server that took the port between its pick and the proxy's bind.
+        let listening = await eventually(timeout: .seconds(10)) { proxy.isListening(onPort: port) }
+        try #require(listening, "HAProxy holds port \(port) (\(directory)/haproxy.log)")
         var configuration = VMHostClientConfiguration()
         configuration.requestAttempts = 20
         configuration.maxRetryDelay = .seconds(2)

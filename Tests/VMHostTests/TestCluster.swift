@@ -143,8 +143,10 @@ final class TestCluster: @unchecked Sendable {
         )
         nodes[index].process = process
         let direct = TestHTTPClient(port: node.port)
+        // NB: the answer must come from this process: another test's server may have taken the port first.
         let ready = await eventually(timeout: .seconds(20)) {
-            (try? await direct.get("/healthz"))?.json?["journal"] == "ok"
+            guard process.isListening(onPort: node.port) else { return false }
+            return (try? await direct.get("/healthz"))?.json?["journal"] == "ok"
         }
         guard ready else { throw TestClientError("node \(node.id) did not start") }
     }
@@ -233,13 +235,20 @@ final class TestCluster: @unchecked Sendable {
                 + "--conn-limit \(options.connectionLimit) --session-idle-timeout \(options.sessionIdleTimeout) "
                 + (options.keepPlainHTTP ? "--keep-plain-http " : "") + "\(servers) > '\(directory)/haproxy.cfg'"
         )
-        proxy = try SpawnedProcess(
+        let process = try SpawnedProcess(
             "/usr/sbin/haproxy", ["-db", "-f", "\(directory)/haproxy.cfg"], standardError: "\(directory)/haproxy.log"
         )
+        proxy = process
         let client = TestHTTPClient(port: port)
         // NB: without plain HTTP, the HTTP port answers every request with a redirect to HTTPS.
         let expected = options.keepPlainHTTP ? 200 : 301
-        let ready = await eventually(timeout: .seconds(10)) { (try? await client.get("/healthz"))?.status == expected }
+        // NB: this proxy must hold both ports: CI once saw a creation past the per-address limit answered by another
+        // test's proxy on the same port (SO_REUSEPORT, before the template said `noreuseport`).
+        let ports = (port, tlsPort)
+        let ready = await eventually(timeout: .seconds(10)) {
+            guard process.isListening(onPort: ports.0), process.isListening(onPort: ports.1) else { return false }
+            return (try? await client.get("/healthz"))?.status == expected
+        }
         guard ready else {
             let log = (try? String(contentsOfLog: "\(directory)/haproxy.log")) ?? ""
             throw TestClientError("HAProxy did not start: \(log)")
