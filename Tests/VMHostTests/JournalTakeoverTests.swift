@@ -57,17 +57,24 @@ struct JournalTakeoverTests {
         #expect(patch.id == "\(searchVersion + 1)")
 
         // The first application lost the session: its next change is fenced off and it hands the session over.
+        // NB: unless its expiry refresh (every 30 s from its start; this test took up to 25 s in CI) learnt it
+        // first and handed the session over then: the change then takes the session back and applies.
         let stale = try await first.client.post("/v1/sessions/\(id)/search/text", json: ["text": "stale"])
-        #expect(stale.status == 503, "the change was refused by the journal, never shown")
-        #expect(stale.header("Retry-After") == "1")
+        let fenced = stale.status == 503
+        if fenced {
+            #expect(stale.header("Retry-After") == "1", "the change was refused by the journal, never shown")
+        } else {
+            #expect(stale.status == 200, "\(stale.text)")
+        }
         #expect(
             try await eventually {
                 try await first.client.get("/metrics").text.contains("vmhost_sessions_handed_over_total 1")
             })
-        // …and the session, taken back by the first application, is the second's state.
+        // …and the session, taken back by the first application, is the second's state (with the change when it
+        // was not fenced).
         let back = try await first.client.get("/v1/sessions/\(id)")
-        #expect(back.json?["search"]?["searchText"] == "puppies")
-        #expect(back.json?["search"]?["version"]?.intValue == searchVersion + 1)
+        #expect(back.json?["search"]?["searchText"] == (fenced ? "puppies" : "stale"))
+        #expect(back.json?["search"]?["version"]?.intValue == searchVersion + (fenced ? 1 : 2))
         // The second application lost it in turn: its next change is refused and its stream ends.
         let refused = try await second.client.post("/v1/sessions/\(id)/search/text", json: ["text": "late"])
         #expect(refused.status == 503)
