@@ -44,6 +44,19 @@ struct JournalKeys {
         return command.encodedArguments
     }
 
+    /// The first of the keys ``encodedWriteKeys(of:)`` gave, the hash, alone: a write without idempotency answers
+    /// names only the hash and its view models' lists.
+    static func encodedHash(_ encoded: [UInt8]) -> ArraySlice<UInt8> {
+        // `$LENGTH\r\n` then the key and `\r\n`.
+        var length = 0
+        var index = 1
+        while index < encoded.count, encoded[index] != UInt8(ascii: "\r") {
+            length = length * 10 + Int(encoded[index] &- UInt8(ascii: "0"))
+            index += 1
+        }
+        return encoded.prefix(min(encoded.count, index + 2 + length + 2))
+    }
+
     /// The replay list of view model `name` of the session whose digest is `digest`, encoded as one command
     /// argument (as ``replay(_:)`` names it).
     static func encodedReplayKey(of digest: String, viewModel name: String) -> [UInt8] {

@@ -30,13 +30,14 @@ enum JournalScript: CaseIterable {
     }
 
     /// Writes sessions: every session of a flush in one call (at most ``JournalWriteBatch/maximumSessions``).
-    /// KEYS, per session: hash, key order, keys, then one replay list per view model written.
+    /// KEYS, per session: hash, then key order and keys (only when it has answers to write), then one replay list
+    /// per view model written.
     /// ARGV: owner, ttl ms, key capacity, bytes of answers kept per session (past either, the oldest keys go; the
-    /// newest stays), session count; then per session: mode (`update` | `full`), the session's subject digest
-    /// (empty for none; written by `full` writes), view model count, then per view model: name, checkpoint
+    /// newest stays), session count; then per session: mode (`update` | `full`), for `full` only the session's
+    /// subject digest (empty for none), view model count, answer count, then per view model: name, checkpoint
     /// (empty for none: then the snapshot delta is written), snapshot delta, the entries its replay list keeps
-    /// (the replay ring's and every one after the checkpoint), patch count, patches…; then answer count, then
-    /// key, answer….
+    /// (the replay ring's and every one after the checkpoint), patch count, patches…; then per answer: key,
+    /// answer.
     /// Returns one integer per session, in order: 1 written, 0 owned by another process (nothing of it
     /// written), -1 missing (an `update` of a session Redis no longer has: write it in full).
     ///
@@ -47,6 +48,10 @@ enum JournalScript: CaseIterable {
     /// `LTRIM` each time the ring was full was the largest of the script's Redis commands (~1.1 to 1.8 µs of its
     /// ~6.3 µs per session written, `INFO commandstats` with a batch of 25). Expiry is set when a key is created (a `full` write, a new list) and refreshed by ``touch`` for
     /// sessions in use; `HSET` and `RPUSH` keep a key's expiry.
+    /// NB: an ordinary `update` names two keys and sends eight arguments besides its patches (mode, the two
+    /// counts, then its view model's name, empty checkpoint, delta, list length and patch count): what Redis
+    /// spent on a write was mostly taking its keys and arguments into Lua (~3.5 µs of ~6.3 per session, with
+    /// four keys and nine arguments then), not its commands.
     /// NB: one call for many sessions rather than one each: per session, the call's own cost (the script's
     /// lookup and Lua setup in Redis; a command, its callback and its reply in vmhost) was more than the writes.
     /// The sessions' keys lie in different hash slots: one Redis (as vmhost's one connection), not a Cluster.
@@ -61,7 +66,15 @@ enum JournalScript: CaseIterable {
         for s = 1, tonumber(ARGV[5]) do
           local hash = KEYS[k + 1]
           local mode = ARGV[i]
-          local models = tonumber(ARGV[i + 2])
+          local subject = ''
+          if mode ~= 'update' then
+            subject = ARGV[i + 1]
+            i = i + 1
+          end
+          local models = tonumber(ARGV[i + 1])
+          local answers = tonumber(ARGV[i + 2])
+          local lists = k + 1
+          if answers > 0 then lists = k + 3 end
           local owner = redis.call('HGET', hash, 'owner')
           local result = 1
           if mode == 'update' then
@@ -72,7 +85,7 @@ enum JournalScript: CaseIterable {
           local write = result == 1
           if write and mode ~= 'update' then
             redis.call('HSET', hash, 'owner', me)
-            if ARGV[i + 1] ~= '' then redis.call('HSET', hash, 'sub', ARGV[i + 1]) end
+            if subject ~= '' then redis.call('HSET', hash, 'sub', subject) end
             redis.call('PEXPIRE', hash, ttl)
           end
           i = i + 3
@@ -80,7 +93,7 @@ enum JournalScript: CaseIterable {
             local keep = tonumber(ARGV[i + 3])
             local patches = tonumber(ARGV[i + 4])
             if write then
-              local ring = KEYS[k + 3 + v]
+              local ring = KEYS[lists + v]
               if ARGV[i + 1] ~= '' then
                 redis.call('HSET', hash, 'vm:' .. ARGV[i], ARGV[i + 1])
                 redis.call('HDEL', hash, 'd:' .. ARGV[i])
@@ -96,8 +109,6 @@ enum JournalScript: CaseIterable {
             end
             i = i + 5 + patches
           end
-          local answers = tonumber(ARGV[i])
-          i = i + 1
           if write and answers > 0 then
             local order = KEYS[k + 2]
             local keys = KEYS[k + 3]
@@ -123,7 +134,7 @@ enum JournalScript: CaseIterable {
             redis.call('PEXPIRE', keys, ttl)
           end
           i = i + 2 * answers
-          k = k + 3 + models
+          k = lists + models
           results[s] = result
         end
         return results

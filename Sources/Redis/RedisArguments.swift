@@ -51,6 +51,13 @@ public struct RedisArguments: ~Copyable {
         self.count += count
     }
 
+    /// Appends `count` arguments encoded already, the first ones of `encoded` (a prefix of what
+    /// ``RedisCommand/encodedArguments`` gave): one copy.
+    public mutating func append(encoded: ArraySlice<UInt8>, count: Int) {
+        text.put(encoded)
+        self.count += count
+    }
+
     /// Appends one argument of `length` bytes that `write` puts: an argument built from parts whose length is
     /// known first.
     public mutating func appendArgument(length: Int, _ write: (inout ByteWriter) -> Void) {

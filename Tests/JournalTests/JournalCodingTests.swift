@@ -265,4 +265,24 @@ extension JSONValue {
         fields["photos"] = try JSONParser.parse(JournalCodingTests.photos(count, title: "cat"))
         return .object(fields)
     }
+
+}
+
+extension JournalCodingTests {
+    /// A write's keys: the hash, key order and keys encoded once per session; a write without answers sends the
+    /// hash alone, cut from them.
+    @Test(arguments: ["QUJDREVGR0hJSktMTU5PUFFS", String(repeating: Character("d"), count: 120)])
+    func theHashAloneIsCutFromTheSessionsEncodedKeys(_ digest: String) {
+        let keys = JournalKeys(digest: digest)
+        let encoded = JournalKeys.encodedWriteKeys(of: digest)
+        var three = RedisCommand(capacity: 256)
+        for key in [keys.hash, keys.keyOrder, keys.keys] { three.append(key) }
+        #expect(encoded == three.encodedArguments)
+        var one = RedisCommand(capacity: 256)
+        one.append(keys.hash)
+        #expect(Array(JournalKeys.encodedHash(encoded)) == one.encodedArguments)
+        #expect(
+            String(decoding: JournalKeys.encodedHash(encoded), as: UTF8.self)
+                == "$\(keys.hash.utf8.count)\r\n\(keys.hash)\r\n")
+    }
 }
