@@ -93,30 +93,11 @@ public struct ByteWriter: ~Copyable {
     /// Puts `value` in decimal.
     @inlinable @inline(__always)
     public mutating func putDecimal(_ value: Int) {
-        let length = Self.decimalCount(of: value)
+        let length = DecimalDigits.count(of: value)
         reserve(length)
         // NB: the digits from the last, in place.
-        var magnitude = value.magnitude
-        var index = written + length
-        repeat {
-            index -= 1
-            storage[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        } while magnitude != 0
-        if value < 0 { storage[index - 1] = UInt8(ascii: "-") }
+        _ = DecimalDigits.fill(value, endingAt: storage + written + length)
         written += length
-    }
-
-    /// The byte count of `value` in decimal: its digits and sign (for a length written before the text).
-    @inlinable @inline(__always)
-    public static func decimalCount(of value: Int) -> Int {
-        var count = value < 0 ? 2 : 1
-        var rest = value.magnitude / 10
-        while rest != 0 {
-            count += 1
-            rest /= 10
-        }
-        return count
     }
 
     /// Drops the bytes from `count` on (a count beyond those written drops nothing).

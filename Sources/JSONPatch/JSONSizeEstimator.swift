@@ -24,7 +24,7 @@ enum JSONSizeEstimator {
         case .bool(let flag):
             total += flag ? 4 : 5
         case .int(let integer):
-            total += ByteWriter.decimalCount(of: integer)
+            total += DecimalDigits.count(of: integer)
         case .double(let double):
             total += double.isFinite ? double.description.utf8.count : 4
         case .string(let string):

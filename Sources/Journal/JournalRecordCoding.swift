@@ -85,7 +85,7 @@ enum JournalRecordCoding {
             return
         }
         // NB: a plain entry's length is known first: written in front, no move of the entry behind it.
-        command.appendArgument(length: ByteWriter.decimalCount(of: version) + 1 + patch.count) {
+        command.appendArgument(length: DecimalDigits.count(of: version) + 1 + patch.count) {
             writeReplayEntry(version: version, patch: patch, compressor: compressor, into: &$0)
         }
     }

@@ -62,8 +62,8 @@ enum SnapshotDelta {
 
     /// The byte count of the field ``append(version:prefix:suffix:of:to:)`` writes.
     static func byteCount(version: Int, prefix: Int, suffix: Int, snapshotCount: Int) -> Int {
-        ByteWriter.decimalCount(of: version) + ByteWriter.decimalCount(of: prefix)
-            + ByteWriter.decimalCount(of: suffix) + 3 + (snapshotCount - prefix - suffix)
+        DecimalDigits.count(of: version) + DecimalDigits.count(of: prefix)
+            + DecimalDigits.count(of: suffix) + 3 + (snapshotCount - prefix - suffix)
     }
 
     /// `VERSION PREFIX SUFFIX MIDDLE`, the field a write sends.

@@ -42,7 +42,7 @@ public struct RedisArguments: ~Copyable {
 
     /// Appends an integer argument in decimal.
     public mutating func append(_ integer: Int) {
-        appendArgument(length: ByteWriter.decimalCount(of: integer)) { $0.putDecimal(integer) }
+        appendArgument(length: DecimalDigits.count(of: integer)) { $0.putDecimal(integer) }
     }
 
     /// Appends `count` arguments encoded already (``RedisCommand/encodedArguments``): one copy.
@@ -70,7 +70,7 @@ public struct RedisArguments: ~Copyable {
         let written = text.count - start
         if written != length {
             assertionFailure("an argument of \(written) bytes announced as \(length)")
-            frame(from: start, lineStart: start - 3 - ByteWriter.decimalCount(of: length))
+            frame(from: start, lineStart: start - 3 - DecimalDigits.count(of: length))
         }
         text.put("\r\n")
         count += 1

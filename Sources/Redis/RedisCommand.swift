@@ -1,3 +1,5 @@
+import Bytes
+
 /// One command in the Redis protocol (RESP): an array of binary-safe bulk strings, encoded as its arguments
 /// are appended, in the form hiredis sends as it is (`redisAsyncFormattedCommand`).
 ///
@@ -222,16 +224,8 @@ public struct RedisCommand: Sendable {
 
     /// Writes `value` in decimal right before `end` in `buffer`, moving `end` to its first digit (or sign).
     private static func prependDecimal(_ value: Int, to buffer: UnsafeMutableRawBufferPointer, before end: inout Int) {
-        var magnitude = value.magnitude
-        repeat {
-            end -= 1
-            buffer[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        } while magnitude != 0
-        if value < 0 {
-            end -= 1
-            buffer[end] = UInt8(ascii: "-")
-        }
+        guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        end = DecimalDigits.fill(value, endingAt: base + end) - base
     }
 
     /// Writes `literal` right before `end` in `buffer`, moving `end` to its first byte.

@@ -28,7 +28,7 @@ import Testing
         var writer = ByteWriter(capacity: 1)
         writer.putDecimal(value)
         #expect(writer.bytes == Array(String(value).utf8))
-        #expect(ByteWriter.decimalCount(of: value) == String(value).utf8.count)
+        #expect(DecimalDigits.count(of: value) == String(value).utf8.count)
     }
 
     @Test func removeAllAndTruncateKeepTheBufferAndDropTheTail() {
