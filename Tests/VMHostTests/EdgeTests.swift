@@ -119,4 +119,22 @@ struct EdgeTests {
         #expect(head.hasPrefix("http/2 200") || head.hasPrefix("http/1.1 200"), "\(head)")
         #expect(head.contains("strict-transport-security: max-age=31536000"), "\(head)")
     }
+
+    /// A second proxy started on the first one's address fails to bind (`noreuseport`), instead of sharing the
+    /// port with it and splitting the traffic, and every per-address limit, between the two.
+    @Test func aSecondProxyOnTheSameAddressFailsToStart() async throws {
+        let cluster = try await TestCluster.start(nodes: 1)
+        defer { cluster.stop() }
+        let output = "/tmp/vmhost-edge-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { for suffix in ["", ".cfg", ".sock"] { unlink(output + suffix) } }
+        // The same configuration with a stats socket of its own (the first proxy's is left alone).
+        try await cluster.shell(
+            "sed 's#stats socket [^ ]*#stats socket \(output).sock#' '\(cluster.proxyConfigurationPath)' "
+                + "> '\(output).cfg' && { timeout 10 /usr/sbin/haproxy -db -f '\(output).cfg' 2> '\(output)'; "
+                + "echo \"exit=$?\" >> '\(output)'; }")
+        let log = try String(contentsOfLog: output)
+        #expect(log.contains("Address already in use"), "\(log)")
+        #expect(!log.contains("exit=0") && !log.contains("exit=124"), "it exits at once, with an error: \(log)")
+        #expect(try await cluster.client.get("/healthz").status == 200, "the first proxy serves on")
+    }
 }

@@ -114,6 +114,9 @@ final class TestCluster: @unchecked Sendable {
         return cluster
     }
 
+    /// The configuration HAProxy runs (what `scripts/haproxy-config` printed).
+    var proxyConfigurationPath: String { "\(directory)/haproxy.cfg" }
+
     /// A client of the proxy's HTTP port.
     var client: TestHTTPClient { TestHTTPClient(port: port) }
 
