@@ -104,28 +104,35 @@ extension Loadable {
         request writeRequest: (Request, inout JSONTextWriter) -> Void
     ) {
         json.openObject()
-        // NB: the cases matched in place, not through `value` and `error`: each of those copies the whole
-        // `Loadable` (the journal writes a snapshot on every command).
-        json.key("value")
+        // NB: one match of the case writes all its members: each `switch self` binding a payload copied the whole
+        // `Loadable` (~170 instructions, and as many to destroy the copy), and the journal writes a snapshot on
+        // every command. The members' order is the same in every case.
         switch self {
-        case .loading(_, previous: let value?), .loaded(let value), .failed(_, previous: let value?):
-            writeValue(value, &json)
-        case .idle, .loading(_, previous: nil), .failed(_, previous: nil):
-            json.null()
-        }
-        json.key("error")
-        if case .failed(let error, _) = self { json.value(error.json) } else { json.null() }
-        json.key("status")
-        switch self {
-        case .idle: json.string("idle")
-        case .loading(let request, _):
-            json.string("loading")
+        case .idle:
+            Self.writeMembers(value: nil, error: nil, status: "idle", to: &json, writeValue)
+        case .loading(let request, let previous):
+            Self.writeMembers(value: previous, error: nil, status: "loading", to: &json, writeValue)
             json.key("request")
             writeRequest(request, &json)
-        case .loaded: json.string("loaded")
-        case .failed: json.string("failed")
+        case .loaded(let value):
+            Self.writeMembers(value: value, error: nil, status: "loaded", to: &json, writeValue)
+        case .failed(let error, let previous):
+            Self.writeMembers(value: previous, error: error, status: "failed", to: &json, writeValue)
         }
         json.closeObject()
+    }
+
+    /// The members every case has: `value` (or null), `error` (or null), `status`.
+    private static func writeMembers(
+        value: Value?, error: UpstreamError?, status: String, to json: inout JSONTextWriter,
+        _ writeValue: (Value, inout JSONTextWriter) -> Void
+    ) {
+        json.key("value")
+        if let value { writeValue(value, &json) } else { json.null() }
+        json.key("error")
+        if let error { json.value(error.json) } else { json.null() }
+        json.key("status")
+        json.string(status)
     }
 
     /// Reads ``writeSnapshot(to:value:request:)``.
