@@ -47,8 +47,7 @@ public struct RedisArguments: ~Copyable {
 
     /// Appends `count` arguments encoded already (``RedisCommand/encodedArguments``): one copy.
     public mutating func append(encoded: [UInt8], count: Int) {
-        text.put(encoded)
-        self.count += count
+        append(encoded: encoded[...], count: count)
     }
 
     /// Appends `count` arguments encoded already, the first ones of `encoded` (a prefix of what

@@ -60,7 +60,8 @@ public final class SpawnedProcess: @unchecked Sendable {
 
     /// Whether process `pid` holds the socket listening on 127.0.0.1:`port` (`/proc/net/tcp`, `/proc/PID/fd`).
     public static func process(_ pid: pid_t, isListeningOnPort port: Int) -> Bool {
-        let local = "0100007F:" + String(port, radix: 16, uppercase: true).leftPadded(to: 4)
+        let hex = String(port, radix: 16, uppercase: true)
+        let local = "0100007F:" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
         // The inodes of the sockets listening (state 0A) on that address: fields local, remote, state, ..., inode.
         let listening = readText("/proc/net/tcp").split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: " ")
@@ -79,7 +80,8 @@ public final class SpawnedProcess: @unchecked Sendable {
         }
     }
 
-    /// A whole text file read to its end (the files of `/proc` report no size), or empty.
+    /// A whole text file read to its end, or empty. NB: not Foundation's `String(contentsOfFile:)`: the files of
+    /// `/proc` report no size, and it stopped after its first read (4,071 of `/proc/kallsyms`' 5.4 MB here).
     private static func readText(_ path: String) -> String {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { return "" }
@@ -123,12 +125,5 @@ public final class SpawnedProcess: @unchecked Sendable {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
-    }
-}
-
-extension String {
-    /// `self` with zeros in front up to `width` characters.
-    fileprivate func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

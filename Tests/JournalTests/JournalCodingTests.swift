@@ -265,7 +265,6 @@ extension JSONValue {
         fields["photos"] = try JSONParser.parse(JournalCodingTests.photos(count, title: "cat"))
         return .object(fields)
     }
-
 }
 
 extension JournalCodingTests {

@@ -236,10 +236,10 @@ final class TestCluster: @unchecked Sendable {
             "scripts/haproxy-config --port \(port) --tls-port \(tlsPort) --cert '\(directory)/haproxy.pem' "
                 + "--socket '\(directory)/haproxy.sock' --session-rate \(options.sessionRate) "
                 + "--conn-limit \(options.connectionLimit) --session-idle-timeout \(options.sessionIdleTimeout) "
-                + (options.keepPlainHTTP ? "--keep-plain-http " : "") + "\(servers) > '\(directory)/haproxy.cfg'"
+                + (options.keepPlainHTTP ? "--keep-plain-http " : "") + "\(servers) > '\(proxyConfigurationPath)'"
         )
         let process = try SpawnedProcess(
-            "/usr/sbin/haproxy", ["-db", "-f", "\(directory)/haproxy.cfg"], standardError: "\(directory)/haproxy.log"
+            "/usr/sbin/haproxy", ["-db", "-f", proxyConfigurationPath], standardError: "\(directory)/haproxy.log"
         )
         proxy = process
         let client = TestHTTPClient(port: port)
