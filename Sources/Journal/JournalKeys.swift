@@ -13,6 +13,7 @@ struct JournalKeys {
     private static let keyOrderSuffix: StaticString = ":ko"
     private static let keysSuffix: StaticString = ":k"
     private static let replaySuffix: StaticString = ":r:"
+    private static let deltaSuffix: StaticString = ":d:"
 
     /// The keys of the session whose digest is `digest`.
     init(digest: String) {
@@ -29,8 +30,15 @@ struct JournalKeys {
         keys = "\(hash)\(Self.keysSuffix)"
     }
 
-    /// The replay list of view model `name`.
+    /// The replay list of view model `name` as earlier releases named it (epoch 0; the takeover script derives
+    /// the epoch's names from it).
     func replay(_ name: String) -> String { "\(hash)\(Self.replaySuffix)\(name)" }
+
+    /// The replay list of view model `name` under `epoch` (at least 1).
+    func replay(_ name: String, epoch: Int) -> String { "\(hash)\(Self.replaySuffix)\(name):\(epoch)" }
+
+    /// The snapshot delta of view model `name` under `epoch` (at least 1).
+    func delta(_ name: String, epoch: Int) -> String { "\(hash)\(Self.deltaSuffix)\(name):\(epoch)" }
 
     /// The keys a write of the session whose digest is `digest` starts with (the hash, the key order and the
     /// keys), encoded as command arguments: the same keys as ``init(digest:)`` gives, encoded once per session
@@ -44,9 +52,10 @@ struct JournalKeys {
         return command.encodedArguments
     }
 
-    /// The first of the keys ``encodedWriteKeys(of:)`` gave, the hash, alone: a write without idempotency answers
-    /// names only the hash and its view models' lists.
-    static func encodedHash(_ encoded: [UInt8]) -> ArraySlice<UInt8> {
+    /// The first of encoded arguments (``RedisCommand/encodedArguments``) and the rest: the hash alone of what
+    /// ``encodedWriteKeys(of:)`` gave (a write without idempotency answers names only the hash and its view
+    /// models' keys), or the replay list and the delta of what ``encodedViewModelKeys(of:viewModel:epoch:)`` gave.
+    static func splitFirst(_ encoded: [UInt8]) -> (first: ArraySlice<UInt8>, rest: ArraySlice<UInt8>) {
         // `$LENGTH\r\n` then the key and `\r\n`.
         var length = 0
         var index = 1
@@ -54,19 +63,22 @@ struct JournalKeys {
             length = length * 10 + Int(encoded[index] &- UInt8(ascii: "0"))
             index += 1
         }
-        return encoded.prefix(min(encoded.count, index + 2 + length + 2))
+        let end = min(encoded.count, index + 2 + length + 2)
+        return (encoded[..<end], encoded[end...])
     }
 
-    /// The replay list of view model `name` of the session whose digest is `digest`, encoded as one command
-    /// argument (as ``replay(_:)`` names it).
-    static func encodedReplayKey(of digest: String, viewModel name: String) -> [UInt8] {
-        var command = RedisCommand(capacity: 64)
-        command.append(JournalKeys(digest: digest).replay(name))
+    /// The replay list and the delta of view model `name` of the session whose digest is `digest`, under `epoch`,
+    /// encoded as two command arguments (as ``replay(_:epoch:)`` and ``delta(_:epoch:)`` name them).
+    static func encodedViewModelKeys(of digest: String, viewModel name: String, epoch: Int) -> [UInt8] {
+        let keys = JournalKeys(digest: digest)
+        var command = RedisCommand(capacity: 128)
+        command.append(keys.replay(name, epoch: epoch))
+        command.append(keys.delta(name, epoch: epoch))
         return command.encodedArguments
     }
 
-    /// Every key, for `DEL` and `PEXPIRE`.
-    func all(viewModels names: [String]) -> [String] {
-        [hash, keyOrder, keys] + names.map(replay)
+    /// Every key under `epoch`, for `DEL` and `PEXPIRE`.
+    func all(viewModels names: [String], epoch: Int) -> [String] {
+        [hash, keyOrder, keys] + names.map { replay($0, epoch: epoch) } + names.map { delta($0, epoch: epoch) }
     }
 }

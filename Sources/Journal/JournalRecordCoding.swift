@@ -13,8 +13,14 @@ enum JournalRecordCoding {
 
     // MARK: Writing
 
-    /// The first byte of a compressed checkpoint (an entry of the earlier format starts with `{`).
-    static let checkpointTag = UInt8(ascii: "z")
+    /// The first byte of a compressed checkpoint (an entry of the earlier format starts with `{`). NB: `y`, not
+    /// the `z` of the releases before epochs: one of them reading this record would find its checkpoint but not
+    /// its log (the lists moved to the epoch's names) and load an older state; an unknown tag makes the record
+    /// unreadable to it, so it treats the session as missing (``JournalScript``).
+    static let checkpointTag = UInt8(ascii: "y")
+    /// The first byte of a compressed checkpoint written by releases before epochs (the same encoding), still
+    /// read.
+    static let epochlessCheckpointTag = UInt8(ascii: "z")
     /// The first byte of a compressed patch (a plain one starts with `[`).
     static let compressedPatchTag = UInt8(ascii: "z")
     /// Patches from this size on are stored compressed: those of loads (a page of results, ~6.6 KB, deflates
@@ -23,7 +29,7 @@ enum JournalRecordCoding {
     /// Checkpoints from this size on are deflated; smaller ones are stored (still raw deflate, uncompressed).
     static let compressedCheckpointBytes = 1024
 
-    /// A checkpoint: `z` then the raw deflate of `VERSION STATE_BYTES STATE SNAPSHOT` (decimal version and
+    /// A checkpoint: `y` then the raw deflate of `VERSION STATE_BYTES STATE SNAPSHOT` (decimal version and
     /// state byte count, a space after each, the state's JSON text with `version`, the snapshot's JSON text).
     /// NB: the snapshot is kept as its exact text, which ``SnapshotDelta`` fields splice.
     static func appendCheckpoint(
@@ -152,24 +158,31 @@ enum JournalRecordCoding {
 
     // MARK: Reading
 
-    /// The record from the takeover script's reply: `{hash, key order, keys, replay lists…}`.
+    /// The record from the takeover script's reply: `{hash, key order, keys, replay lists…, deltas…}`.
     ///
-    /// A view model's entry is a checkpoint (`z`…, this format) or a whole entry (`{"version","state",
-    /// "snapshot"}`, the earlier format, still read); the patches after the checkpoint's version in its replay
-    /// list are applied to its state, and its `d:NAME` field, if any, to its snapshot.
+    /// A view model's entry is a checkpoint (`y`… or `z`…) or a whole entry (`{"version","state","snapshot"}`,
+    /// an earlier format, still read); the patches after the checkpoint's version in its replay list are
+    /// applied to its state, and its delta, if any, to its snapshot. The hash's `e` is the session's epoch (the
+    /// takeover's).
     static func record(
         id: String, reply: RedisReply, viewModelNames: [String], compressor: JournalCompressor
     ) throws(Corrupt) -> SessionRecord {
-        guard case .array(let parts) = reply, parts.count == 3 + viewModelNames.count else {
+        let count = viewModelNames.count
+        guard case .array(let parts) = reply, parts.count == 3 + 2 * count else {
             throw Corrupt(description: "the takeover reply has the wrong shape")
         }
         let hash = try pairs(parts[0])
+        guard let epochBytes = hash["e"], let epoch = Int(String(decoding: epochBytes, as: UTF8.self)), epoch >= 1
+        else { throw Corrupt(description: "the session's epoch is missing or not a positive integer") }
         var viewModels: [String: SessionRecord.ViewModel] = [:]
         for (index, name) in viewModelNames.enumerated() {
             guard let bytes = hash["vm:" + name] else { continue }
             let replay = try replay(parts[3 + index], compressor: compressor)
+            guard let delta = parts[3 + count + index].bytes else {
+                throw Corrupt(description: "d:\(name) is not a string")
+            }
             viewModels[name] = try viewModel(
-                name: name, entry: bytes, delta: hash["d:" + name], replay: replay, compressor: compressor)
+                name: name, entry: bytes, delta: delta.isEmpty ? nil : delta, replay: replay, compressor: compressor)
         }
         let order = try list(parts[1])
         let answers = try pairs(parts[2])
@@ -182,7 +195,8 @@ enum JournalRecordCoding {
         }
         // NB: a record written before sessions had owners has no `sub`: it loads as a session without one.
         let owner = hash["sub"].map { String(decoding: $0, as: UTF8.self) }
-        return SessionRecord(id: id, viewModels: viewModels, idempotency: idempotency, owner: owner)
+        return SessionRecord(
+            id: id, viewModels: viewModels, idempotency: idempotency, owner: owner, journalEpoch: epoch)
     }
 
     /// One view model from its entry, the snapshot delta and its replay list (decoded, oldest first).
@@ -191,7 +205,7 @@ enum JournalRecordCoding {
         compressor: JournalCompressor
     ) throws(Corrupt) -> SessionRecord.ViewModel {
         let checkpoint: Checkpoint
-        if entry.first == checkpointTag {
+        if entry.first == checkpointTag || entry.first == epochlessCheckpointTag {
             checkpoint = try Self.checkpoint(name: name, entry: entry, delta: delta, compressor: compressor)
         } else {
             checkpoint = try wholeEntry(name: name, entry: entry)

@@ -3,16 +3,29 @@
 ///
 /// Keys of session `ID`, named by its digest `D` (``SessionID/digest(_:)``; the braces are a Redis Cluster hash
 /// tag: one session's keys share a slot):
-/// - `vmhost:{D}`: hash. `owner` → the process that may write it; `vm:NAME` → a view model's checkpoint (`z` and
-///   the raw deflate of its version, state and snapshot: ``JournalRecordCoding``; or, written by earlier
-///   releases, `{"version", "state", "snapshot"}`); `d:NAME` → the part of its snapshot changed since the
-///   checkpoint (``SnapshotDelta``); `sub` → the hex SHA-256 of the subject the session belongs to (only
+/// - `vmhost:{D}`: hash. `owner` → the process that may write it; `e` → its epoch `E`, raised by every takeover
+///   (the keys below carry it); `vm:NAME` → a view model's checkpoint (`y` and the raw deflate of its version,
+///   state and snapshot: ``JournalRecordCoding``; or, written by earlier releases, `z` and the same, or
+///   `{"version", "state", "snapshot"}`); `sub` → the hex SHA-256 of the subject the session belongs to (only
 ///   with authentication).
-/// - `vmhost:{D}:r:NAME`: list, the view model's newest patches, `"VERSION PATCH"` each (a large patch
+/// - `vmhost:{D}:r:NAME:E`: list, the view model's newest patches, `"VERSION PATCH"` each (a large patch
 ///   compressed), oldest first: its replay ring and the log since its checkpoint in one, which a reader
 ///   applies to the checkpoint's state.
+/// - `vmhost:{D}:d:NAME:E`: string, the part of the view model's snapshot changed since the checkpoint
+///   (``SnapshotDelta``; empty right after a checkpoint).
 /// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer (``JournalRecordCoding``), and `""` (never a key: keys
 ///   are 1 to 255 characters) → the bytes of the answers; `vmhost:{D}:ko`: list, the keys oldest first.
+///
+/// Fencing by name: the list and the delta of a view model are named by the epoch, and a takeover renames them
+/// to the next one. So an ordinary write (new patches and a delta) needs no script: `SET … XX` and `RPUSHX`
+/// in a transaction (``RedisJournal``'s fast path) write only keys that still exist under the writer's epoch,
+/// and a process that lost the session finds them gone: it then writes in full through ``write``, which checks
+/// the owner and tells it the session went elsewhere.
+///
+/// Earlier releases (epoch 0, no `e`): the list was `vmhost:{D}:r:NAME` and the delta the hash's field
+/// `d:NAME`; a takeover renames and moves them (``takeOver``). A checkpoint this release writes starts with `y`
+/// so that an earlier release, which would read the checkpoint without its log (its list has moved), finds the
+/// record unreadable and treats it as missing instead of loading an older state.
 enum JournalScript: CaseIterable {
     case write, takeOver, release, touch, delete, hibernate
 
@@ -29,29 +42,24 @@ enum JournalScript: CaseIterable {
         }
     }
 
-    /// Writes sessions: every session of a flush in one call (at most ``JournalWriteBatch/maximumSessions``).
-    /// KEYS, per session: hash, then key order and keys (only when it has answers to write), then one replay list
-    /// per view model written.
+    /// Writes sessions: every session of a flush that the fast path does not take, in one call (at most
+    /// ``JournalWriteBatch/maximumSessions``): full writes, checkpoints, idempotency answers, a view model's
+    /// first list.
+    /// KEYS, per session: hash, then key order and keys (only when it has answers to write), then per view model
+    /// written its replay list and its delta (named by the session's epoch).
     /// ARGV: owner, ttl ms, key capacity, bytes of answers kept per session (past either, the oldest keys go; the
     /// newest stays), session count; then per session: mode (`update` | `full`), for `full` only the session's
-    /// subject digest (empty for none), view model count, answer count, then per view model: name, checkpoint
-    /// (empty for none: then the snapshot delta is written), snapshot delta, the entries its replay list keeps
-    /// (the replay ring's and every one after the checkpoint), patch count, patches…; then per answer: key,
-    /// answer.
+    /// subject digest (empty for none) and its epoch, view model count, answer count, then per view model: name,
+    /// checkpoint (empty for none: then the snapshot delta is written), snapshot delta (empty with a
+    /// checkpoint), the entries its replay list keeps (the replay ring's and every one after the checkpoint),
+    /// patch count, patches…; then per answer: key, answer.
     /// Returns one integer per session, in order: 1 written, 0 owned by another process (nothing of it
     /// written), -1 missing (an `update` of a session Redis no longer has: write it in full).
     ///
     /// Each session is fenced on its own: one owned elsewhere leaves the others of the call written.
-    /// An `update` (the common case: a few patches of one view model) runs three Redis commands: the owner
-    /// check, the snapshot delta (or a checkpoint) and one `RPUSH` of every new patch; once the list holds a
-    /// sixteenth more than it keeps, a `LTRIM` cuts it back (a reader takes only the ring's bounds of it). NB: a
-    /// `LTRIM` each time the ring was full was the largest of the script's Redis commands (~1.1 to 1.8 µs of its
-    /// ~6.3 µs per session written, `INFO commandstats` with a batch of 25). Expiry is set when a key is created (a `full` write, a new list) and refreshed by ``touch`` for
-    /// sessions in use; `HSET` and `RPUSH` keep a key's expiry.
-    /// NB: an ordinary `update` names two keys and sends eight arguments besides its patches (mode, the two
-    /// counts, then its view model's name, empty checkpoint, delta, list length and patch count): what Redis
-    /// spent on a write was mostly taking its keys and arguments into Lua (~3.5 µs of ~6.3 per session, with
-    /// four keys and nine arguments then), not its commands.
+    /// Once a list holds a sixteenth more than it keeps, a `LTRIM` cuts it back (a reader takes only the ring's
+    /// bounds of it). Expiry is set when a key is created (a `full` write, a new list, every delta) and refreshed
+    /// by ``touch`` for sessions in use; `HSET` and `RPUSH` keep a key's expiry.
     /// NB: one call for many sessions rather than one each: per session, the call's own cost (the script's
     /// lookup and Lua setup in Redis; a command, its callback and its reply in vmhost) was more than the writes.
     /// The sessions' keys lie in different hash slots: one Redis (as vmhost's one connection), not a Cluster.
@@ -67,9 +75,11 @@ enum JournalScript: CaseIterable {
           local hash = KEYS[k + 1]
           local mode = ARGV[i]
           local subject = ''
+          local epoch = ''
           if mode ~= 'update' then
             subject = ARGV[i + 1]
-            i = i + 1
+            epoch = ARGV[i + 2]
+            i = i + 2
           end
           local models = tonumber(ARGV[i + 1])
           local answers = tonumber(ARGV[i + 2])
@@ -84,7 +94,7 @@ enum JournalScript: CaseIterable {
           end
           local write = result == 1
           if write and mode ~= 'update' then
-            redis.call('HSET', hash, 'owner', me)
+            redis.call('HSET', hash, 'owner', me, 'e', epoch)
             if subject ~= '' then redis.call('HSET', hash, 'sub', subject) end
             redis.call('PEXPIRE', hash, ttl)
           end
@@ -93,13 +103,9 @@ enum JournalScript: CaseIterable {
             local keep = tonumber(ARGV[i + 3])
             local patches = tonumber(ARGV[i + 4])
             if write then
-              local ring = KEYS[lists + v]
-              if ARGV[i + 1] ~= '' then
-                redis.call('HSET', hash, 'vm:' .. ARGV[i], ARGV[i + 1])
-                redis.call('HDEL', hash, 'd:' .. ARGV[i])
-              else
-                redis.call('HSET', hash, 'd:' .. ARGV[i], ARGV[i + 2])
-              end
+              local ring = KEYS[lists + 2 * v - 1]
+              if ARGV[i + 1] ~= '' then redis.call('HSET', hash, 'vm:' .. ARGV[i], ARGV[i + 1]) end
+              redis.call('SET', KEYS[lists + 2 * v], ARGV[i + 2], 'PX', ttl)
               if mode ~= 'update' or keep == 0 then redis.call('DEL', ring) end
               if patches > 0 then
                 local length = redis.call('RPUSH', ring, unpack(ARGV, i + 5, i + 4 + patches))
@@ -134,24 +140,32 @@ enum JournalScript: CaseIterable {
             redis.call('PEXPIRE', keys, ttl)
           end
           i = i + 2 * answers
-          k = lists + models
+          k = lists + 2 * models
           results[s] = result
         end
         return results
         """
 
-    /// Takes a session over and reads it. KEYS: hash, key order, keys, then one replay list per view model (`n`
-    /// keys); then the same `n` keys in the layout named by the id (releases before the digest).
-    /// ARGV: the new owner, `n`. Returns 0 for a missing session, else
-    /// `{hash as HGETALL, key order, keys as HGETALL, replay list…}`.
+    /// Takes a session over and reads it. KEYS: hash, key order, keys, then one replay list per view model, named
+    /// as earlier releases named them (without an epoch) (`n` keys); then the same `n` keys in the layout named by
+    /// the id (releases before the digest).
+    /// ARGV: the new owner, `n`, then the view models' names (as the lists are ordered). Returns 0 for a missing
+    /// session, else `{hash as HGETALL, key order, keys as HGETALL, replay list…, delta…}` (one list and one
+    /// delta per view model; an empty delta for none).
+    ///
+    /// The epoch goes up by one, and each view model's list and delta are renamed to it (`RENAME` keeps a key's
+    /// expiry): a process still writing them under the old epoch finds them gone (see the layout above). A
+    /// session of an earlier release (epoch 0) has its lists renamed and its deltas moved from the hash to keys
+    /// of their own (with the hash's expiry) in this same step.
     ///
     /// Migration: a session found only under its id's keys (written by an earlier release) has them renamed to
-    /// the digest's, in this same atomic step (`RENAME` keeps each key's expiry); the id's hash is left as a
-    /// tombstone owned by `migrated` for at most a minute (longer than an earlier release's refresh interval,
-    /// 30 s at most), so an earlier release still holding the session finds it owned elsewhere at its next write
-    /// or refresh and hands it over, as after any takeover.
+    /// the digest's, in this same atomic step; the id's hash is left as a tombstone owned by `migrated` for at
+    /// most a minute (longer than an earlier release's refresh interval, 30 s at most), so an earlier release
+    /// still holding the session finds it owned elsewhere at its next write or refresh and hands it over, as
+    /// after any takeover.
     /// NB: on Redis Cluster the two layouts hash to different slots, so this step needs one Redis (as every
-    /// deployment of the earlier releases had: docs/durable-sessions.md).
+    /// deployment of the earlier releases had: docs/durable-sessions.md). The epoch's names are made here, from
+    /// the keys given (same slot).
     private static let takeOverSource = """
         local n = tonumber(ARGV[2])
         if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[n + 1]) == 1 then
@@ -163,14 +177,38 @@ enum JournalScript: CaseIterable {
           redis.call('HSET', KEYS[n + 1], 'owner', 'migrated')
           redis.call('PEXPIRE', KEYS[n + 1], ttl)
         end
-        local owner = redis.call('HGET', KEYS[1], 'owner')
+        local hash = KEYS[1]
+        local owner = redis.call('HGET', hash, 'owner')
         if not owner then return 0 end
-        redis.call('HSET', KEYS[1], 'owner', ARGV[1])
-        local result = {redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1),
-                        redis.call('HGETALL', KEYS[3])}
-        for r = 4, n do
-          result[#result + 1] = redis.call('LRANGE', KEYS[r], 0, -1)
+        local epoch = tonumber(redis.call('HGET', hash, 'e') or '0')
+        local next = epoch + 1
+        local ttl = redis.call('PTTL', hash)
+        local rings = {}
+        local deltas = {}
+        for v = 4, n do
+          local name = ARGV[v - 1]
+          local ring = KEYS[v] .. ':' .. next
+          local delta = hash .. ':d:' .. name .. ':' .. next
+          if epoch > 0 then
+            if redis.call('EXISTS', KEYS[v] .. ':' .. epoch) == 1 then redis.call('RENAME', KEYS[v] .. ':' .. epoch, ring) end
+            local old = hash .. ':d:' .. name .. ':' .. epoch
+            if redis.call('EXISTS', old) == 1 then redis.call('RENAME', old, delta) end
+          else
+            if redis.call('EXISTS', KEYS[v]) == 1 then redis.call('RENAME', KEYS[v], ring) end
+            local text = redis.call('HGET', hash, 'd:' .. name)
+            if text then
+              redis.call('HDEL', hash, 'd:' .. name)
+              if ttl > 0 then redis.call('SET', delta, text, 'PX', ttl) else redis.call('SET', delta, text) end
+            end
+          end
+          rings[#rings + 1] = redis.call('LRANGE', ring, 0, -1)
+          deltas[#deltas + 1] = redis.call('GET', delta) or ''
         end
+        redis.call('HSET', hash, 'owner', ARGV[1], 'e', next)
+        local result = {redis.call('HGETALL', hash), redis.call('LRANGE', KEYS[2], 0, -1),
+                        redis.call('HGETALL', KEYS[3])}
+        for v = 1, #rings do result[#result + 1] = rings[v] end
+        for v = 1, #deltas do result[#result + 1] = deltas[v] end
         return result
         """
 

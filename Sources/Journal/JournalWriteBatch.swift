@@ -1,9 +1,10 @@
 import Redis
 import Sessions
 
-/// One call of the write script (``JournalScript`` `write`): sessions of one flush, their keys and their
-/// arguments, each encoded as it is appended, and what each session's write carried, to commit once Redis
-/// answered.
+/// The writes of sessions of one flush: one call of the write script (``JournalScript`` `write`), the
+/// sessions' keys and arguments encoded as they are appended, and one transaction of the ordinary updates the
+/// fast path takes (``RedisJournal``: plain commands fenced by the keys' names); and what each session's write
+/// carried, to commit once Redis answered.
 ///
 /// Keys and arguments are kept apart because the call sends every key before any argument; ``command(after:)``
 /// puts them behind the script's name. NB: each in a ``RedisArguments`` (a buffer appended to in place, copied
@@ -27,8 +28,23 @@ struct JournalWriteBatch: ~Copyable {
     var keys = RedisArguments(capacity: 1024)
     /// The sessions' arguments, in order (from the mode on, per session).
     var arguments: RedisArguments
-    /// The sessions written, in order.
+    /// The sessions written by the script, in order.
     private(set) var members: [Member] = []
+
+    /// One session's ordinary update in the transaction: one view model's delta and new patches.
+    struct FastMember {
+        let session: Session
+        let slot: ViewModelSlot
+        /// The transaction's commands it sent: `SET` of the delta, `RPUSHX` of the patches, and a `LTRIM` when
+        /// the list is cut back to ``trimmedTo`` entries (else 0).
+        let trimmedTo: Int
+        var commands: Int { trimmedTo > 0 ? 3 : 2 }
+    }
+
+    /// The ordinary updates (``FastMember``): `SET … XX KEEPTTL`, `RPUSHX` and perhaps `LTRIM` each.
+    var transaction = RedisTransaction(capacity: 4096)
+    /// The sessions written by the transaction, in order.
+    private(set) var fastMembers: [FastMember] = []
 
     /// An empty batch with room for `capacity` bytes of arguments.
     init(capacity: Int = 4096) {
@@ -36,16 +52,22 @@ struct JournalWriteBatch: ~Copyable {
         members.reserveCapacity(8)
     }
 
-    var isEmpty: Bool { members.isEmpty }
+    var isEmpty: Bool { members.isEmpty && fastMembers.isEmpty }
 
-    /// Whether the call is to be sent before another session joins it.
+    /// Whether the batch is to be sent before another session joins it.
     var isFull: Bool {
-        members.count >= Self.maximumSessions || keys.byteCount + arguments.byteCount >= Self.maximumBytes
+        members.count + fastMembers.count >= Self.maximumSessions
+            || keys.byteCount + arguments.byteCount + transaction.byteCount >= Self.maximumBytes
     }
 
     /// Records a session whose keys and arguments were appended.
     mutating func add(_ member: Member) {
         members.append(member)
+    }
+
+    /// Records a session whose commands were appended to the transaction.
+    mutating func add(_ member: FastMember) {
+        fastMembers.append(member)
     }
 
     /// The whole call behind `head` (`EVALSHA` and the SHA1, or `EVAL` and the text): the key count, the keys,

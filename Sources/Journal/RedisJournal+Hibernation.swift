@@ -24,7 +24,7 @@ extension RedisJournal {
         let idleMilliseconds = Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
         // NB: at least a second, so a session due to expire now is not dropped before its release is answered.
         let remaining = max(1000, ttlMilliseconds - idleMilliseconds)
-        let keys = JournalKeys(digest: session.digest).all(viewModels: names)
+        let keys = JournalKeys(digest: session.digest).all(viewModels: names, epoch: session.journalEpoch)
         let call = HibernationCall()
         evaluate(
             .hibernate, keys: keys, arguments: [Array(owner.utf8), Array(String(remaining).utf8)]

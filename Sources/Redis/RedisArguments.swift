@@ -57,6 +57,15 @@ public struct RedisArguments: ~Copyable {
         self.count += count
     }
 
+    /// Starts a command of `count` arguments (`*COUNT\r\n`): for several commands in one buffer
+    /// (``RedisTransaction``). Not an argument: ``count`` is unchanged.
+    mutating func appendArrayHeader(_ count: Int) {
+        text.reserve(24)
+        text.put(UInt8(ascii: "*"))
+        text.putDecimal(count)
+        text.put("\r\n")
+    }
+
     /// Appends one argument of `length` bytes that `write` puts: an argument built from parts whose length is
     /// known first.
     public mutating func appendArgument(length: Int, _ write: (inout ByteWriter) -> Void) {

@@ -151,6 +151,42 @@ public final class RedisClient {
         enqueue(pending)
     }
 
+    /// Sends `transaction` (`MULTI`, its commands, `EXEC`) and calls `completion` on the loop, exactly once, with
+    /// `EXEC`'s outcome: an array of one reply per command (a command that failed at run time gives its error
+    /// there, ``RedisReply/error(_:)``), or a failure for the whole (``RedisError/server(_:)`` when Redis refused a
+    /// command as it queued it: none ran). Only while the client is ``RedisClientState/ready`` (a transaction is
+    /// not queued behind a connect): otherwise ``RedisError/unavailable`` before this returns.
+    /// - Precondition: the commands are ordinary ones (no `MULTI`, `EXEC`, `WATCH`, subscribe or `SELECT`).
+    public func send(
+        _ transaction: borrowing RedisTransaction,
+        then completion: @escaping @LoopActor (Result<RedisReply, RedisError>) -> Void
+    ) {
+        guard state == .ready, !transaction.isEmpty, let connection else {
+            statistics.commandsFailed += 1
+            completion(.failure(.unavailable))
+            return
+        }
+        let exec = PendingCommand(
+            Self.exec, deadline: clock.now + configuration.commandTimeout, clock: clock
+        ) { [self] result, latency in
+            record(result, latency: latency)
+            completion(result)
+        }
+        guard connection.send(transaction, exec: exec) else {
+            exec.finish(.failure(.unavailable))
+            return
+        }
+        statistics.commandsSent += 1
+        if !watchdog.isScheduled { rearmWatchdog() }
+    }
+
+    /// `EXEC`, encoded once.
+    private static let exec: RedisCommand = {
+        var command = RedisCommand([Array("EXEC".utf8)])
+        command.seal()
+        return command
+    }()
+
     /// Sends one command given as strings (UTF-8); otherwise the same as the `[[UInt8]]` overload.
     public func send(_ arguments: [String]) async throws(RedisError) -> RedisReply {
         try await send(arguments.map { Array($0.utf8) })

@@ -80,6 +80,28 @@ final class RedisConnection {
         return true
     }
 
+    /// Hands a transaction to hiredis: `MULTI`, each of its commands, then `exec` (an `EXEC`). Only `exec` has a
+    /// callback: hiredis drops the replies of the others (`+OK`, `+QUEUED`, or an error that makes `EXEC` fail).
+    /// - Returns: false when hiredis refused a part (the context is closing: nothing more goes out); `exec` is
+    ///   untouched then.
+    func send(_ transaction: borrowing RedisTransaction, exec: PendingCommand) -> Bool {
+        guard let context else { return false }
+        let multi: StaticString = "*1\r\n$5\r\nMULTI\r\n"
+        let sent = multi.withUTF8Buffer { bytes in
+            vmh_redis_formatted_command(
+                context, nil, nil, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                bytes.count) == vmh_redis_ok
+        }
+        guard sent,
+            transaction.forEachCommand({ command in
+                vmh_redis_formatted_command(
+                    context, nil, nil, UnsafeRawPointer(command.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                    command.count) == vmh_redis_ok
+            })
+        else { return false }
+        return send(exec)
+    }
+
     /// Writes the commands handed over so far to the socket now rather than on the write event (the loop's next
     /// turn). Must not be called from inside a hiredis callback.
     func writeNow() {

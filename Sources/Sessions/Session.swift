@@ -34,6 +34,9 @@ public final class Session {
     /// The journal's keys of this session, encoded as it sends them (kept by the journal: encoded at its first
     /// write here, copied into every write after).
     public var journalKeys: [UInt8] = []
+    /// The journal's epoch of this session: its view models' keys in Redis are named by it, and a takeover
+    /// raises it (1 for a session created here; a restored one gets the takeover's).
+    public var journalEpoch = 1
     /// Whether the journal is writing this session now.
     public var isBeingJournaled = false
     /// Whether the journal has a write of this session queued for its next batch.
@@ -91,6 +94,7 @@ public final class Session {
         id = record.id
         digest = SessionID.digest(record.id)
         owner = record.owner
+        journalEpoch = record.journalEpoch
         lastActivity = now
         var slots: [ViewModelSlot] = []
         for registration in viewModels {

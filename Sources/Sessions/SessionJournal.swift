@@ -79,14 +79,18 @@ public struct SessionRecord: Sendable {
     public var idempotency: [(key: String, fingerprint: [UInt8], answer: IdempotentAnswer)]
     /// The session's ``Session/owner``; nil for a session without one (and for records written before owners).
     public var owner: String?
+    /// The journal's epoch of the session (``Session/journalEpoch``).
+    public var journalEpoch: Int
 
     /// Creates a record.
     public init(
         id: String, viewModels: [String: ViewModel],
-        idempotency: [(key: String, fingerprint: [UInt8], answer: IdempotentAnswer)], owner: String? = nil
+        idempotency: [(key: String, fingerprint: [UInt8], answer: IdempotentAnswer)], owner: String? = nil,
+        journalEpoch: Int = 1
     ) {
         self.id = id
         self.owner = owner
+        self.journalEpoch = journalEpoch
         self.viewModels = viewModels
         self.idempotency = idempotency
     }

@@ -20,8 +20,12 @@ public final class ViewModelSlot {
     /// The newest version a journal write of this view model carried (0: none yet; a slot restored from the
     /// journal starts at the journal's version). Kept by the journal: a write sends the versions after it.
     public var journaledVersion = 0
-    /// The journal's key of this view model's replay list, encoded as it sends it (kept by the journal).
-    public var journalReplayKey: [UInt8] = []
+    /// The journal's keys of this view model (its replay list, then its snapshot delta), encoded as it sends
+    /// them (kept by the journal).
+    public var journalKeys: [UInt8] = []
+    /// The length of this view model's replay list in Redis as the journal last learnt it, or a bound on it
+    /// (0: not known to exist under the session's epoch; kept by the journal).
+    public var journalListLength = 0
     /// The journal's checkpoint of this view model (nil: none known to this process, so its next write is one).
     public var journalMark: JournalMark?
     /// Asked before each publish whether the new version waits for the journal (set by the session).

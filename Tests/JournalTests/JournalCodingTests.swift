@@ -143,12 +143,14 @@ struct JournalCodingTests {
         let delta = deltaText.bytes
 
         let hash: [RedisReply] = [
-            .bulk(Array("owner".utf8)), .bulk(Array("a/1".utf8)), .bulk(Array("vm:search".utf8)), .bulk(checkpoint),
-            .bulk(Array("d:search".utf8)), .bulk(delta),
+            .bulk(Array("owner".utf8)), .bulk(Array("a/1".utf8)), .bulk(Array("e".utf8)), .bulk(Array("7".utf8)),
+            .bulk(Array("vm:search".utf8)), .bulk(checkpoint),
         ]
-        let reply = RedisReply.array([.array(hash), .array([]), .array([]), .array(list)])
+        // The reply: the hash, the key order, the keys, then each view model's list, then each one's delta.
+        let reply = RedisReply.array([.array(hash), .array([]), .array([]), .array(list), .bulk(delta)])
         let record = try JournalRecordCoding.record(
             id: "id", reply: reply, viewModelNames: ["search"], compressor: compressor)
+        #expect(record.journalEpoch == 7)
         let search = try #require(record.viewModels["search"])
         #expect(search.version == 5)
         #expect(search.state == (try JSONParser.parse(Self.state(version: 5, text: "abc", count: 0)).withPhotos(30)))
@@ -156,8 +158,37 @@ struct JournalCodingTests {
         #expect(search.replay.map(\.version) == [2, 3, 4, 5])
         #expect(search.replay.last.map { String(decoding: $0.patch, as: UTF8.self) } == patches.last?.1)
 
+        // A checkpoint of a release before epochs (`z`, the same encoding) reads the same.
+        var epochless = hash
+        epochless[5] = .bulk([JournalRecordCoding.epochlessCheckpointTag] + checkpoint.dropFirst())
+        let earlier = try JournalRecordCoding.record(
+            id: "id", reply: .array([.array(epochless), .array([]), .array([]), .array(list), .bulk(delta)]),
+            viewModelNames: ["search"], compressor: compressor)
+        #expect(earlier.viewModels["search"]?.state == search.state)
+        #expect(earlier.viewModels["search"]?.snapshot == search.snapshot)
+
+        // Without its delta (empty: none since the checkpoint) the snapshot is the checkpoint's.
+        let noDelta = try JournalRecordCoding.record(
+            id: "id", reply: .array([.array(hash), .array([]), .array([]), .array(list), .bulk([])]),
+            viewModelNames: ["search"], compressor: compressor)
+        #expect(noDelta.viewModels["search"]?.snapshot == (try JSONParser.parse(snapshotV3)))
+
+        // A reply without the epoch, or with one that is not a positive integer, is corrupt.
+        for epoch: [RedisReply] in [
+            [], [.bulk(Array("e".utf8)), .bulk(Array("0".utf8))], [.bulk(Array("e".utf8)), .bulk(Array("x".utf8))],
+        ] {
+            let wrong = Array(hash[0..<2]) + epoch + Array(hash[4...])
+            #expect(throws: JournalRecordCoding.Corrupt.self) {
+                try JournalRecordCoding.record(
+                    id: "id", reply: .array([.array(wrong), .array([]), .array([]), .array(list), .bulk(delta)]),
+                    viewModelNames: ["search"], compressor: compressor)
+            }
+        }
+
         // A log with a hole is corrupt: the state of version 5 cannot be rebuilt.
-        let holed = RedisReply.array([.array(hash), .array([]), .array([]), .array([list[0], list[1], list[3]])])
+        let holed = RedisReply.array([
+            .array(hash), .array([]), .array([]), .array([list[0], list[1], list[3]]), .bulk(delta),
+        ])
         #expect(throws: JournalRecordCoding.Corrupt.self) {
             try JournalRecordCoding.record(id: "id", reply: holed, viewModelNames: ["search"], compressor: compressor)
         }
@@ -222,9 +253,9 @@ struct JournalCodingTests {
         let reply = RedisReply.array([
             .array([
                 .bulk(Array("owner".utf8)), .bulk(Array("".utf8)), .bulk(Array("vm:search".utf8)),
-                .bulk(Array(entry.utf8)),
+                .bulk(Array(entry.utf8)), .bulk(Array("e".utf8)), .bulk(Array("1".utf8)),
             ]),
-            .array([]), .array([]), .array([.bulk(Array("9 \(patch)".utf8))]),
+            .array([]), .array([]), .array([.bulk(Array("9 \(patch)".utf8))]), .bulk([]),
         ])
         let record = try JournalRecordCoding.record(
             id: "id", reply: reply, viewModelNames: ["search"], compressor: JournalCompressor())
@@ -237,9 +268,10 @@ struct JournalCodingTests {
 
     @Test func aCorruptCheckpointIsAnError() {
         let compressor = JournalCompressor()
-        for entry: [UInt8] in [[0x7A], [0x7A, 1, 2, 3], Array("{\"version\":1}".utf8)] {
+        for entry: [UInt8] in [[0x7A], [0x7A, 1, 2, 3], [0x79], [0x79, 1, 2, 3], Array("{\"version\":1}".utf8)] {
             let reply = RedisReply.array([
-                .array([.bulk(Array("vm:search".utf8)), .bulk(entry)]), .array([]), .array([]), .array([]),
+                .array([.bulk(Array("e".utf8)), .bulk(Array("1".utf8)), .bulk(Array("vm:search".utf8)), .bulk(entry)]),
+                .array([]), .array([]), .array([]), .bulk([]),
             ])
             #expect(throws: JournalRecordCoding.Corrupt.self) {
                 try JournalRecordCoding.record(
@@ -250,7 +282,8 @@ struct JournalCodingTests {
         var lying: [UInt8] = [JournalRecordCoding.checkpointTag]
         Array("1 999 {}".utf8).withUnsafeBytes { compressor.compress($0, appendingTo: &lying) }
         let reply = RedisReply.array([
-            .array([.bulk(Array("vm:search".utf8)), .bulk(lying)]), .array([]), .array([]), .array([]),
+            .array([.bulk(Array("e".utf8)), .bulk(Array("1".utf8)), .bulk(Array("vm:search".utf8)), .bulk(lying)]),
+            .array([]), .array([]), .array([]), .bulk([]),
         ])
         #expect(throws: JournalRecordCoding.Corrupt.self) {
             try JournalRecordCoding.record(id: "id", reply: reply, viewModelNames: ["search"], compressor: compressor)
@@ -279,9 +312,36 @@ extension JournalCodingTests {
         #expect(encoded == three.encodedArguments)
         var one = RedisCommand(capacity: 256)
         one.append(keys.hash)
-        #expect(Array(JournalKeys.encodedHash(encoded)) == one.encodedArguments)
+        var two = RedisCommand(capacity: 256)
+        for key in [keys.keyOrder, keys.keys] { two.append(key) }
+        let split = JournalKeys.splitFirst(encoded)
+        #expect(Array(split.first) == one.encodedArguments)
+        #expect(Array(split.rest) == two.encodedArguments)
+        #expect(String(decoding: split.first, as: UTF8.self) == "$\(keys.hash.utf8.count)\r\n\(keys.hash)\r\n")
+    }
+
+    /// A view model's keys under an epoch: its list and its delta, named by the epoch, encoded once and split for
+    /// the fast path's two commands.
+    @Test(arguments: [1, 12, 1_000_000])
+    func aViewModelsKeysAreNamedByTheEpoch(_ epoch: Int) {
+        let digest = "QUJDREVGR0hJSktMTU5PUFFS"
+        let keys = JournalKeys(digest: digest)
+        #expect(keys.replay("search", epoch: epoch) == "vmhost:{\(digest)}:r:search:\(epoch)")
+        #expect(keys.delta("search", epoch: epoch) == "vmhost:{\(digest)}:d:search:\(epoch)")
+        #expect(keys.replay("search") == "vmhost:{\(digest)}:r:search")
+        let split = JournalKeys.splitFirst(
+            JournalKeys.encodedViewModelKeys(of: digest, viewModel: "search", epoch: epoch))
+        var ring = RedisCommand(capacity: 64)
+        ring.append(keys.replay("search", epoch: epoch))
+        var delta = RedisCommand(capacity: 64)
+        delta.append(keys.delta("search", epoch: epoch))
+        #expect(Array(split.first) == ring.encodedArguments)
+        #expect(Array(split.rest) == delta.encodedArguments)
         #expect(
-            String(decoding: JournalKeys.encodedHash(encoded), as: UTF8.self)
-                == "$\(keys.hash.utf8.count)\r\n\(keys.hash)\r\n")
+            keys.all(viewModels: ["search", "products"], epoch: epoch) == [
+                keys.hash, keys.keyOrder, keys.keys, keys.replay("search", epoch: epoch),
+                keys.replay("products", epoch: epoch), keys.delta("search", epoch: epoch),
+                keys.delta("products", epoch: epoch),
+            ])
     }
 }

@@ -104,6 +104,80 @@ struct RedisClientTests {
         client.shutdown()
     }
 
+    /// A transaction from `commands` (each its name and arguments).
+    static func transaction(_ commands: [[String]]) -> RedisTransaction {
+        var transaction = RedisTransaction()
+        for command in commands {
+            transaction.append(argumentCount: command.count) { arguments in
+                for argument in command { arguments.append(argument) }
+            }
+        }
+        return transaction
+    }
+
+    /// Sends a transaction of `commands` and waits for `EXEC`'s outcome.
+    static func run(_ client: RedisClient, _ commands: [[String]]) async -> Result<RedisReply, RedisError> {
+        typealias Outcome = CheckedContinuation<Result<RedisReply, RedisError>, Never>
+        return await withCheckedContinuation { (continuation: Outcome) in
+            client.send(transaction(commands)) { continuation.resume(returning: $0) }
+        }
+    }
+
+    @Test func aTransactionAnswersWithExecsRepliesAndPairsWithCommandsAroundIt() async throws {
+        let server = try RedisServerProcess()
+        try await server.start()
+        let client = RedisClient(configuration: fastConfiguration(port: server.port))
+        // Not connected: refused at once, nothing queued.
+        #expect(await Self.run(client, [["SET", "a", "1"]]) == .failure(.unavailable))
+        client.start()
+        #expect(try await client.send(["PING"]) == .status("PONG"))
+
+        // A command that fails as it runs gives its error in EXEC's array; the others run.
+        let before = Task { @LoopActor in try await client.send(["INCR", "c"]) }
+        let result = await Self.run(
+            client, [["SET", "a", "1"], ["INCR", "a"], ["LPUSH", "a", "x"], ["GET", "a"]])
+        let after = Task { @LoopActor in try await client.send(["INCR", "c"]) }
+        guard case .success(.array(let replies)) = result, replies.count == 4 else {
+            Issue.record("expected EXEC's array of 4, got \(result)")
+            return
+        }
+        #expect(replies[0] == .status("OK"))
+        #expect(replies[1] == .integer(2))
+        guard case .error(let message) = replies[2] else {
+            Issue.record("expected an error, got \(replies[2])")
+            return
+        }
+        #expect(message.hasPrefix("WRONGTYPE"))
+        #expect(replies[3] == .bulk(Array("2".utf8)))
+        #expect(try await before.value == .integer(1))
+        #expect(try await after.value == .integer(2))
+
+        // A command Redis refuses as it queues it aborts the whole: nothing of it runs.
+        let aborted = await Self.run(client, [["SET", "b", "1"], ["NOSUCHCOMMAND"]])
+        guard case .failure(.server(let abort)) = aborted else {
+            Issue.record("expected EXECABORT, got \(aborted)")
+            return
+        }
+        #expect(abort.hasPrefix("EXECABORT"))
+        #expect(try await client.send(["GET", "b"]) == .null)
+
+        // Many, pipelined among ordinary commands: each answered with its own replies.
+        let tasks = (0..<200).map { index in
+            Task { @LoopActor in
+                let replies = await Self.run(client, [["SET", "k\(index)", "v\(index)"], ["GET", "k\(index)"]])
+                let echo = try await client.send(["ECHO", "e\(index)"])
+                return (index, replies, echo)
+            }
+        }
+        for task in tasks {
+            let (index, replies, echo) = try await task.value
+            #expect(replies == .success(.array([.status("OK"), .bulk(Array("v\(index)".utf8))])))
+            #expect(echo == .bulk(Array("e\(index)".utf8)))
+        }
+        #expect(client.statistics.reconnects == 0)
+        client.shutdown()
+    }
+
     @Test func errorRepliesAreTypedAsServerErrors() async throws {
         let server = try RedisServerProcess()
         try await server.start()

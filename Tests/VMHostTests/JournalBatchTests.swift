@@ -60,6 +60,49 @@ struct JournalBatchTests {
         }
     }
 
+    /// An ordinary update (new patches and the snapshot's delta of one view model) goes as plain commands, and a
+    /// process that lost the session writes nothing with them: its keys are under the epoch the takeover left.
+    /// It then writes in full through the script, which finds the other owner: it hands the session over.
+    @Test func ordinaryUpdatesArePlainCommandsFencedByTheEpochsKeys() async throws {
+        try await withTwoJournaledApps { redis, first, second in
+            let kept = try await first.createSession()
+            let lost = try await first.createSession()
+            // The first writes of a session go through the script (its checkpoint, its list's first patches).
+            for id in [kept, lost] { try await JournalFormatTests.type(first, id, count: 2, prefix: "warm") }
+            let pushes = try redis.calls(of: "rpushx")
+            let transactions = try redis.calls(of: "exec")
+            try await JournalFormatTests.type(first, kept, count: 3, prefix: "fast")
+            #expect(try redis.calls(of: "rpushx") == pushes + 3, "one RPUSHX a command")
+            #expect(try redis.calls(of: "exec") == transactions + 3, "one transaction a turn")
+            #expect(try redis.journaled(kept, "search")?.state["searchText"] == "fast 2")
+
+            // The second application takes `lost` over: its keys move to epoch 2.
+            #expect(try redis.epoch(lost) == 1)
+            #expect(try await second.client.get("/v1/sessions/\(lost)").status == 200)
+            #expect(try redis.epoch(lost) == 2)
+            let before = await Self.statistics(first)
+            let pushesBefore = try redis.calls(of: "rpushx")
+
+            try await Self.setTexts(first, [kept, lost], to: "one turn")
+
+            #expect(
+                await eventually {
+                    let now = await Self.statistics(first)
+                    return now.writes == before.writes + 1 && now.handovers == before.handovers + 1
+                })
+            #expect(try redis.calls(of: "rpushx") == pushesBefore + 2, "both tried the fast path")
+            #expect(try redis.journaled(kept, "search")?.state["searchText"] == "one turn")
+            // Nothing of the stale write: no key under the old epoch, Redis keeps the second's state.
+            let keys = JournalKeys(digest: SessionID.digest(lost))
+            for key in [keys.replay("search", epoch: 1), keys.delta("search", epoch: 1)] {
+                #expect(try redis.reply(["EXISTS", key]) == .integer(0), "\(key)")
+            }
+            #expect(try redis.journaled(lost, "search")?.state["searchText"] == "warm 1")
+            #expect(try await second.client.get("/v1/sessions/\(lost)/search").json?["searchText"] == "warm 1")
+            #expect(await Self.statistics(first).writeFailures == before.writeFailures)
+        }
+    }
+
     @Test func moreSessionsThanOneCallTakesGoInFurtherCalls() async throws {
         try await withTwoJournaledApps { redis, first, _ in
             let count = JournalWriteBatch.maximumSessions + 1

@@ -4,6 +4,8 @@ import Sessions
 import Testing
 import VMHostTesting
 
+@testable import Journal
+
 /// The journal's layout on a real `redis-server`: checkpoints and the log of patches since them rebuild the
 /// session a client saw, records of the earlier format still load, and Redis holds less than the session's JSON.
 @Suite("Journal: checkpoints, log and format", .serialized)
@@ -27,7 +29,7 @@ struct JournalFormatTests {
             let version = try #require(before["search"]?["version"]?.intValue)
             let hash = "vmhost:{\(SessionID.digest(id))}"
             let entry = try #require(try redis.bytes(["HGET", hash, "vm:search"]))
-            #expect(entry.first == UInt8(ascii: "z"), "a compressed checkpoint")
+            #expect(entry.first == UInt8(ascii: "y"), "a compressed checkpoint")
             let journaled = try #require(try redis.journaled(id, "search"))
             #expect(journaled.version == version)
             // The list: the 64 patches of the ring, and at most a sixteenth more before the script trims it.
@@ -135,13 +137,16 @@ struct JournalFormatTests {
                 entry += Array(#","snapshot":"#.utf8) + model.snapshot.serializedBytes + [UInt8(ascii: "}")]
                 #expect(
                     try redis.command(["HSET", hash, "vm:" + name, String(decoding: entry, as: UTF8.self)]) == ":0")
-                _ = try redis.command(["HDEL", hash, "d:" + name])
+                let epoch = try redis.epoch(id)
+                let keys = JournalKeys(digest: SessionID.digest(id))
+                _ = try redis.command(["DEL", keys.delta(name, epoch: epoch), keys.replay(name, epoch: epoch)])
                 let ring = hash + ":r:" + name
                 _ = try redis.command(["DEL", ring])
                 for (patchVersion, patch) in model.replay {
                     _ = try redis.command(["RPUSH", ring, "\(patchVersion) " + String(decoding: patch, as: UTF8.self)])
                 }
             }
+            _ = try redis.command(["HDEL", hash, "e"])
             let entry = try #require(try redis.bytes(["HGET", hash, "vm:search"]))
             #expect(entry.first == UInt8(ascii: "{"), "the earlier format")
 
@@ -157,9 +162,69 @@ struct JournalFormatTests {
             #expect(try await stream.next()?.id == "\(version + 1)")
             #expect(
                 await eventually {
-                    (try? redis.bytes(["HGET", hash, "vm:search"]))?.first == UInt8(ascii: "z")
+                    (try? redis.bytes(["HGET", hash, "vm:search"]))?.first == UInt8(ascii: "y")
                 }, "written in this format from then on")
             #expect((try redis.journaled(id, "search"))?.state["searchText"] == "after 0")
+        }
+    }
+
+    /// A session as the release before epochs wrote it (`z` checkpoints, each delta in the hash's `d:NAME`, the
+    /// lists without an epoch, no `e`) loads with the same state and replay, its keys moved to epoch 1 by the
+    /// takeover (nothing left under the old names), and continues on the fast path.
+    @Test func aRecordOfTheReleaseBeforeEpochsLoadsAndMovesToTheEpochsKeys() async throws {
+        try await withTwoJournaledApps { redis, first, second in
+            let id = try await first.createSession()
+            try await JournalTakeoverTests.loadState(first, id)
+            try await Self.type(first, id, count: 5, prefix: "kitten")
+            let before = try #require(try await first.client.get("/v1/sessions/\(id)").json)
+            let keys = JournalKeys(digest: SessionID.digest(id))
+            #expect(try redis.epoch(id) == 1, "a session created here starts at epoch 1")
+            for name in ["search", "products"] {
+                let version = try #require(before[name]?["version"]?.intValue)
+                #expect(await eventually { (try? redis.journaled(id, name))?.version == version })
+                // Back to the release before epochs, by hand: the same records under the old names.
+                let entry = try #require(try redis.bytes(["HGET", keys.hash, "vm:" + name]))
+                #expect(entry.first == UInt8(ascii: "y"))
+                let field = Array("vm:\(name)".utf8)
+                let epochless = [UInt8(ascii: "z")] + entry.dropFirst()
+                #expect(
+                    try redis.reply(bytes: [Array("HSET".utf8), Array(keys.hash.utf8), field, epochless]) == .integer(0)
+                )
+                if let delta = try redis.bytes(["GET", keys.delta(name, epoch: 1)]), !delta.isEmpty {
+                    let field = Array("d:\(name)".utf8)
+                    #expect(
+                        try redis.reply(bytes: [Array("HSET".utf8), Array(keys.hash.utf8), field, delta]) == .integer(1)
+                    )
+                }
+                _ = try redis.command(["DEL", keys.delta(name, epoch: 1)])
+                if try redis.command(["EXISTS", keys.replay(name, epoch: 1)]) == ":1" {
+                    #expect(try redis.command(["RENAME", keys.replay(name, epoch: 1), keys.replay(name)]) == "+OK")
+                }
+            }
+            _ = try redis.command(["HDEL", keys.hash, "e"])
+            #expect(try redis.epoch(id) == 0)
+
+            let taken = try await second.client.get("/v1/sessions/\(id)")
+            #expect(taken.status == 200)
+            #expect(taken.json == before, "the same state, versions included")
+            #expect(try redis.epoch(id) == 1)
+            for name in ["search", "products"] {
+                #expect(
+                    try redis.command(["EXISTS", keys.replay(name)]) == ":0", "\(name): no list under the old name")
+                #expect(
+                    try redis.command(["HEXISTS", keys.hash, "d:" + name]) == ":0", "\(name): no delta in the hash")
+            }
+            let version = try #require(before["search"]?["version"]?.intValue)
+            let stream = try await TestEventStream(
+                port: second.port, path: "/v1/sessions/\(id)/search/events",
+                headers: [("Last-Event-ID", "\(version - 3)")])
+            for expected in (version - 2)...version {
+                #expect(try await stream.next()?.id == "\(expected)", "its ring replays")
+            }
+            try await Self.type(second, id, count: 3, prefix: "after")
+            #expect(await eventually { (try? redis.journaled(id, "search"))?.state["searchText"] == "after 2" })
+            #expect(
+                try await second.client.get("/v1/sessions/\(id)").json?["search"]?["version"]?.intValue == version + 3)
         }
     }
 

@@ -10,7 +10,12 @@ extension RedisServerProcess {
     /// Sends one command over a fresh connection and returns its reply, binary-safe (the journal's values are
     /// compressed): bulk strings, integers, status lines and arrays of them.
     func reply(_ arguments: [String]) throws -> RedisReply {
-        let socket = try send(arguments)
+        try reply(bytes: arguments.map { Array($0.utf8) })
+    }
+
+    /// The same with arguments of any bytes (a compressed value).
+    func reply(bytes arguments: [[UInt8]]) throws -> RedisReply {
+        let socket = try send(bytes: arguments)
         defer { socket.close() }
         return try Self.readReply(socket)
     }
@@ -18,11 +23,16 @@ extension RedisServerProcess {
     /// Sends one command in RESP (after `AUTH` when the server has a password, its reply read) over a fresh
     /// connection, which the caller reads the reply from and closes.
     func send(_ arguments: [String]) throws -> TestSocket {
+        try send(bytes: arguments.map { Array($0.utf8) })
+    }
+
+    /// The same with arguments of any bytes.
+    func send(bytes arguments: [[UInt8]]) throws -> TestSocket {
         let socket = try TestSocket(port: port, timeoutSeconds: 5)
-        var text = "*\(arguments.count)\r\n"
-        for argument in arguments { text += "$\(argument.utf8.count)\r\n\(argument)\r\n" }
+        var text = Array("*\(arguments.count)\r\n".utf8)
+        for argument in arguments { text += Array("$\(argument.count)\r\n".utf8) + argument + Array("\r\n".utf8) }
         do {
-            try socket.write(authPrefix + text)
+            try socket.write(Array(authPrefix.utf8) + text)
             if !authPrefix.isEmpty { _ = try socket.readLine() }
         } catch {
             socket.close()
@@ -60,13 +70,25 @@ extension RedisServerProcess {
         return bytes
     }
 
-    /// View model `name` of session `id` as Redis holds it: its checkpoint with the logged patches applied, as a
-    /// takeover would read it (nil when Redis has no entry of it).
-    func journaled(_ id: String, _ name: String) throws -> SessionRecord.ViewModel? {
+    /// The journal's epoch of session `id` (the hash's `e`; 0 for none: a record of a release before epochs).
+    func epoch(_ id: String) throws -> Int {
         let hash = "vmhost:{\(SessionID.digest(id))}"
+        return try bytes(["HGET", hash, "e"]).flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+    }
+
+    /// View model `name` of session `id` as Redis holds it: its checkpoint with the logged patches applied, as a
+    /// takeover would read it (nil when Redis has no entry of it). Reads either layout: the epoch's keys, or the
+    /// keys of a release before epochs.
+    func journaled(_ id: String, _ name: String) throws -> SessionRecord.ViewModel? {
+        let keys = JournalKeys(digest: SessionID.digest(id))
+        let hash = keys.hash
         guard let entry = try bytes(["HGET", hash, "vm:" + name]) else { return nil }
-        let delta = try bytes(["HGET", hash, "d:" + name])
-        guard case .array(let list) = try reply(["LRANGE", hash + ":r:" + name, "0", "-1"]) else { return nil }
+        let epoch = try epoch(id)
+        let delta = try
+            (epoch == 0 ? bytes(["HGET", hash, "d:" + name]) : bytes(["GET", keys.delta(name, epoch: epoch)]))
+            .flatMap { $0.isEmpty ? nil : $0 }
+        let list = epoch == 0 ? keys.replay(name) : keys.replay(name, epoch: epoch)
+        guard case .array(let list) = try reply(["LRANGE", list, "0", "-1"]) else { return nil }
         let compressor = JournalCompressor()
         var replay: [(version: Int, patch: [UInt8])] = []
         for element in list {
@@ -75,6 +97,16 @@ extension RedisServerProcess {
         }
         return try JournalRecordCoding.viewModel(
             name: name, entry: entry, delta: delta, replay: replay, compressor: compressor)
+    }
+
+    /// How many times Redis ran command `name` (lower case) since it started (`INFO commandstats`).
+    func calls(of name: String) throws -> Int {
+        guard let text = try reply(["INFO", "commandstats"]).string else { return 0 }
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("cmdstat_\(name):calls=") {
+            let digits = line.dropFirst("cmdstat_\(name):calls=".count).prefix { $0.isNumber }
+            return Int(digits) ?? 0
+        }
+        return 0
     }
 
     /// The bytes Redis uses for every key of session `id` (`MEMORY USAGE`, the keys' values and overhead).
