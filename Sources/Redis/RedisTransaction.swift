@@ -31,7 +31,9 @@ public struct RedisTransaction: ~Copyable {
         text.appendArrayHeader(argumentCount)
         let before = text.count
         arguments(&text)
-        assert(text.count - before == argumentCount, "a command of \(text.count - before) arguments announced as \(argumentCount)")
+        assert(
+            text.count - before == argumentCount,
+            "a command of \(text.count - before) arguments announced as \(argumentCount)")
         ends.append(text.byteCount)
     }
 

@@ -99,6 +99,33 @@ extension RedisServerProcess {
             name: name, entry: entry, delta: delta, replay: replay, compressor: compressor)
     }
 
+    /// Rewrites session `id`'s keys as the release before epochs wrote them: `z` checkpoints, each delta in the
+    /// hash's `d:NAME`, the lists named without an epoch, no `e`.
+    func rewriteToTheLayoutBeforeEpochs(
+        _ id: String, viewModels names: [String] = ["search", "products", "photo"]
+    )
+        throws
+    {
+        let keys = JournalKeys(digest: SessionID.digest(id))
+        let hash = Array(keys.hash.utf8)
+        let epoch = try epoch(id)
+        for name in names {
+            if let entry = try bytes(["HGET", keys.hash, "vm:" + name]), entry.first == UInt8(ascii: "y") {
+                let epochless = [UInt8(ascii: "z")] + entry.dropFirst()
+                #expect(
+                    try reply(bytes: [Array("HSET".utf8), hash, Array("vm:\(name)".utf8), epochless]) == .integer(0))
+            }
+            if let delta = try bytes(["GET", keys.delta(name, epoch: epoch)]), !delta.isEmpty {
+                #expect(try reply(bytes: [Array("HSET".utf8), hash, Array("d:\(name)".utf8), delta]) == .integer(1))
+            }
+            _ = try reply(["DEL", keys.delta(name, epoch: epoch)])
+            if try reply(["EXISTS", keys.replay(name, epoch: epoch)]) == .integer(1) {
+                #expect(try reply(["RENAME", keys.replay(name, epoch: epoch), keys.replay(name)]) == .status("OK"))
+            }
+        }
+        #expect(try reply(["HDEL", keys.hash, "e"]) == .integer(1))
+    }
+
     /// How many times Redis ran command `name` (lower case) since it started (`INFO commandstats`).
     func calls(of name: String) throws -> Int {
         guard let text = try reply(["INFO", "commandstats"]).string else { return 0 }
