@@ -399,7 +399,7 @@ public final class RedisJournal: SessionJournal {
             else { return nil }
             let keys = JournalKeys.splitFirst(viewModelKeys(of: slot, in: session))
             batch.transaction.append(argumentCount: 5) { command in
-                command.append("SET")
+                command.append(encoded: Self.encodedSet, count: 1)
                 command.append(encoded: keys.rest, count: 1)
                 let length = SnapshotDelta.byteCount(
                     version: mark.version, prefix: delta.prefix, suffix: delta.suffix, snapshotCount: snapshot.count)
@@ -407,11 +407,10 @@ public final class RedisJournal: SessionJournal {
                     SnapshotDelta.append(
                         version: mark.version, prefix: delta.prefix, suffix: delta.suffix, of: snapshot, to: &text)
                 }
-                command.append("XX")
-                command.append("KEEPTTL")
+                command.append(encoded: Self.encodedExistingKeepingExpiry, count: 2)
             }
             batch.transaction.append(argumentCount: 2 + plan.newlyHeld) { command in
-                command.append("RPUSHX")
+                command.append(encoded: Self.encodedPushToExisting, count: 1)
                 command.append(encoded: keys.first, count: 1)
                 for entry in slot.channel.heldVersions where entry.version > previous {
                     JournalRecordCoding.appendReplayEntry(
@@ -435,6 +434,12 @@ public final class RedisJournal: SessionJournal {
         batch.add(JournalWriteBatch.FastMember(session: session, slot: slot, trimmedTo: trimmedTo))
         return true
     }
+
+    /// The fast path's constant arguments, encoded once: `SET`, `XX KEEPTTL`, `RPUSHX`.
+    private static let encodedSet = RedisCommand([Array("SET".utf8)]).encodedArguments
+    private static let encodedExistingKeepingExpiry = RedisCommand([Array("XX".utf8), Array("KEEPTTL".utf8)])
+        .encodedArguments
+    private static let encodedPushToExisting = RedisCommand([Array("RPUSHX".utf8)]).encodedArguments
 
     /// Sends `batch`: its script call and its transaction; their replies end each of its sessions' writes.
     private func send(_ batch: borrowing JournalWriteBatch) {
@@ -485,7 +490,9 @@ public final class RedisJournal: SessionJournal {
         _ members: [JournalWriteBatch.FastMember], result: Result<RedisReply, RedisError>,
         started: ContinuousClock.Instant
     ) {
-        let commands = members.reduce(0) { $0 + $1.commands }
+        // NB: a loop, not `reduce`: a closure here checks its executor on every call.
+        var commands = 0
+        for member in members { commands += member.commands }
         guard case .success(.array(let replies)) = result, replies.count == commands else {
             if case .success(let other) = result {
                 logger.error("journal transaction: unexpected reply", metadata: ["reply": "\(other)"])
