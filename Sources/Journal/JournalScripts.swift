@@ -12,15 +12,16 @@
 ///   compressed), oldest first: its replay ring and the log since its checkpoint in one, which a reader
 ///   applies to the checkpoint's state.
 /// - `vmhost:{D}:d:NAME:E`: string, the part of the view model's snapshot changed since the checkpoint
-///   (``SnapshotDelta``; empty right after a checkpoint).
+///   (``SnapshotDelta``; none right after a checkpoint).
 /// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer (``JournalRecordCoding``), and `""` (never a key: keys
 ///   are 1 to 255 characters) → the bytes of the answers; `vmhost:{D}:ko`: list, the keys oldest first.
 ///
 /// Fencing by name: the list and the delta of a view model are named by the epoch, and a takeover renames them
-/// to the next one. So an ordinary write (new patches and a delta) needs no script: `SET … XX` and `RPUSHX`
-/// in a transaction (``RedisJournal``'s fast path) write only keys that still exist under the writer's epoch,
-/// and a process that lost the session finds them gone: it then writes in full through ``write``, which checks
-/// the owner and tells it the session went elsewhere.
+/// to the next one. So an ordinary write (new patches and a delta) needs no script: `RPUSHX` and `SET` in a
+/// transaction (``RedisJournal``'s fast path); `RPUSHX` writes only a list that still exists under the
+/// writer's epoch, so a process that lost the session pushes nothing and learns so from its reply (its delta
+/// lands under the old epoch's name, which nobody reads, and expires). It then writes in full through
+/// ``write``, which checks the owner and tells it the session went elsewhere.
 ///
 /// Earlier releases (epoch 0, no `e`): the list was `vmhost:{D}:r:NAME` and the delta the hash's field
 /// `d:NAME`; a takeover renames and moves them (``takeOver``). A checkpoint this release writes starts with `y`
@@ -105,7 +106,11 @@ enum JournalScript: CaseIterable {
             if write then
               local ring = KEYS[lists + 2 * v - 1]
               if ARGV[i + 1] ~= '' then redis.call('HSET', hash, 'vm:' .. ARGV[i], ARGV[i + 1]) end
-              redis.call('SET', KEYS[lists + 2 * v], ARGV[i + 2], 'PX', ttl)
+              if ARGV[i + 2] ~= '' then
+                redis.call('SET', KEYS[lists + 2 * v], ARGV[i + 2], 'PX', ttl)
+              else
+                redis.call('DEL', KEYS[lists + 2 * v])
+              end
               if mode ~= 'update' or keep == 0 then redis.call('DEL', ring) end
               if patches > 0 then
                 local length = redis.call('RPUSH', ring, unpack(ARGV, i + 5, i + 4 + patches))

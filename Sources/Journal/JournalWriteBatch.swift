@@ -41,7 +41,7 @@ struct JournalWriteBatch: ~Copyable {
         var commands: Int { trimmedTo > 0 ? 3 : 2 }
     }
 
-    /// The ordinary updates (``FastMember``): `SET … XX KEEPTTL`, `RPUSHX` and perhaps `LTRIM` each.
+    /// The ordinary updates (``FastMember``): `SET … PX`, `RPUSHX` and perhaps `LTRIM` each.
     var transaction = RedisTransaction(capacity: 4096)
     /// The sessions written by the transaction, in order.
     private(set) var fastMembers: [FastMember] = []

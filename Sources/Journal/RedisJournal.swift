@@ -63,6 +63,8 @@ public final class RedisJournal: SessionJournal {
     private var snapshotWriter = JSONTextWriter()
     /// The buffer a checkpoint is built in before it is compressed (kept: one buffer for all writes).
     private var checkpointScratch: [UInt8] = []
+    /// `PX` and the keys' expiry, encoded once: the fast path's delta gets the session's whole idle timeout.
+    private let encodedExpiry: [UInt8]
     /// Compresses checkpoints and large patches, inflates them on a takeover.
     private let compressor = JournalCompressor()
     /// When a view model's write is a checkpoint: what a reader applies, and what Redis holds beyond the
@@ -88,6 +90,7 @@ public final class RedisJournal: SessionJournal {
         owner = "\(node)/\(String(generator.next() as UInt64, radix: 36))"
         let (seconds, attoseconds) = idleTimeout.components
         ttlMilliseconds = max(1000, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        encodedExpiry = RedisCommand([Array("PX".utf8), Array(String(ttlMilliseconds).utf8)]).encodedArguments
         replayCapacity = store.configuration.replay.patches
         self.keyCapacity = keyCapacity
         self.keyBytesCapacity = keyBytesCapacity
@@ -379,11 +382,11 @@ public final class RedisJournal: SessionJournal {
 
     /// The fast path: an ordinary update of one view model (new patches and its snapshot delta, no checkpoint
     /// due, no idempotency answers, its list known to exist) as plain commands in the batch's transaction:
-    /// `SET delta … XX KEEPTTL` and `RPUSHX list …` (and `LTRIM` once the list holds a sixteenth more than it
-    /// keeps). No script: the keys are named by the session's epoch, so a process that lost the session writes
-    /// nothing (both keys are gone, renamed by the takeover) and learns it from the replies; it then writes in
-    /// full through the script, which checks the owner. False (nothing appended, nothing changed) when the
-    /// write is not one: the script takes it.
+    /// `SET delta … PX ttl` and `RPUSHX list …` (and `LTRIM` once the list holds a sixteenth more than it
+    /// keeps). No script: the keys are named by the session's epoch, so a process that lost the session pushes
+    /// nothing (its list is gone, renamed by the takeover; its delta lands under a name nobody reads, and
+    /// expires) and learns it from `RPUSHX`'s reply; it then writes in full through the script, which checks
+    /// the owner. False (nothing appended, nothing changed) when the write is not one: the script takes it.
     /// NB: what Redis spent on such a write through the script was ~5 to 7 µs, mostly Lua's (its arguments and
     /// each `redis.call`), against ~2 µs as plain commands (`scripts/bench` (j), "Redis per ordinary session
     /// write").
@@ -407,7 +410,7 @@ public final class RedisJournal: SessionJournal {
                     SnapshotDelta.append(
                         version: mark.version, prefix: delta.prefix, suffix: delta.suffix, of: snapshot, to: &text)
                 }
-                command.append(encoded: Self.encodedExistingKeepingExpiry, count: 2)
+                command.append(encoded: encodedExpiry, count: 2)
             }
             batch.transaction.append(argumentCount: 2 + plan.newlyHeld) { command in
                 command.append(encoded: Self.encodedPushToExisting, count: 1)
@@ -435,10 +438,8 @@ public final class RedisJournal: SessionJournal {
         return true
     }
 
-    /// The fast path's constant arguments, encoded once: `SET`, `XX KEEPTTL`, `RPUSHX`.
+    /// The fast path's constant arguments, encoded once: `SET`, `RPUSHX` (and ``encodedExpiry``).
     private static let encodedSet = RedisCommand([Array("SET".utf8)]).encodedArguments
-    private static let encodedExistingKeepingExpiry = RedisCommand([Array("XX".utf8), Array("KEEPTTL".utf8)])
-        .encodedArguments
     private static let encodedPushToExisting = RedisCommand([Array("RPUSHX".utf8)]).encodedArguments
 
     /// Sends `batch`: its script call and its transaction; their replies end each of its sessions' writes.
@@ -484,8 +485,8 @@ public final class RedisJournal: SessionJournal {
         }
     }
 
-    /// Ends the writes of one transaction: a session whose delta and list were both there is written; one
-    /// whose keys were gone (taken over, or lost by Redis) is written in full next, and the script tells which.
+    /// Ends the writes of one transaction: a session whose list was there is written; one whose list was gone
+    /// (taken over, or lost by Redis) is written in full next, and the script tells which.
     private func finishTransaction(
         _ members: [JournalWriteBatch.FastMember], result: Result<RedisReply, RedisError>,
         started: ContinuousClock.Instant
@@ -513,8 +514,8 @@ public final class RedisJournal: SessionJournal {
                 statistics.writes += 1
                 finishWrite(member.session, mode: .update, outcome: .written)
             } else {
-                // NB: `XX` and `RPUSHX` wrote nothing where a key was missing; a half (one key there, not the
-                // other) is mended by the full write, which rewrites both.
+                // NB: `RPUSHX` pushed nothing; the delta went to a key nobody reads (an old epoch's), or, when
+                // Redis lost the session, is rewritten by the full write.
                 member.slot.journalListLength = 0
                 finishWrite(member.session, mode: .update, outcome: .missing)
             }
