@@ -8,16 +8,18 @@ import ViewModels
 /// The session journal in Redis: every version is written before any reader sees it, a session outlives
 /// its process, and a process that lost a session can never write it again.
 ///
-/// - **Batching.** Changes mark their session dirty; at the end of the loop turn one script call writes every
-///   dirty session (``JournalWriteBatch``: up to 64 a call, calls pipelined on the one connection): a turn
-///   costs one round trip however many sessions and subscribers it touched. At most one write per session is
-///   in flight; what changes meanwhile goes in the next one.
+/// - **Batching.** Changes mark their session dirty; at the end of the loop turn one script call and one
+///   transaction write every dirty session (``JournalWriteBatch``: up to 64 sessions, more pipelined on the one
+///   connection): a turn costs one round trip however many sessions and subscribers it touched. At most one
+///   write per session is in flight; what changes meanwhile goes in the next one.
 /// - **Commit after acknowledgement.** A session's held versions are committed (sent to streams, shown by
 ///   `GET`) once Redis acknowledged the write that holds them; command responses wait for the same.
-/// - **Fencing.** Each write runs a script that first checks the session's `owner` is this process; a
-///   takeover makes the taking process the owner in the same atomic step as reading the session. A process
-///   whose write is refused hands the session over: it forgets it and ends its streams, so their clients
-///   reconnect (through the proxy) to the owner.
+/// - **Fencing.** A write through the script first checks the session's `owner` is this process; a takeover
+///   makes the taking process the owner in the same atomic step as reading the session, and raises its epoch,
+///   renaming its view models' lists and deltas. An ordinary update (the fast path, `appendFast`) is plain
+///   commands on those epoch-named keys, so it finds them gone once the session was taken; it then writes in
+///   full through the script. A process whose write is refused hands the session over: it forgets it and ends
+///   its streams, so their clients reconnect (through the proxy) to the owner.
 /// - **Unavailable Redis.** While the client is not connected, ``holdsVersions`` is false: versions go out
 ///   at once, from memory, and every session changed meanwhile is marked for a full write, made as soon as
 ///   Redis is back (its replay ring included).
@@ -388,8 +390,7 @@ public final class RedisJournal: SessionJournal {
     /// expires) and learns it from `RPUSHX`'s reply; it then writes in full through the script, which checks
     /// the owner. False (nothing appended, nothing changed) when the write is not one: the script takes it.
     /// NB: what Redis spent on such a write through the script was ~5 to 7 µs, mostly Lua's (its arguments and
-    /// each `redis.call`), against ~2 µs as plain commands (`scripts/bench` (j), "Redis per ordinary session
-    /// write").
+    /// each `redis.call`), against ~3 µs as plain commands (docs/performance.md, issue 26's sixth stop).
     private func appendFast(_ session: Session, _ slot: ViewModelSlot, to batch: inout JournalWriteBatch) -> Bool {
         snapshotWriter.removeAll()
         slot.model.writeSnapshot(to: &snapshotWriter)

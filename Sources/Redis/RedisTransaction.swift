@@ -1,7 +1,7 @@
 import Bytes
 
 /// Commands Redis runs as one atomic step: sent as `MULTI`, the commands and `EXEC`
-/// (``RedisClient/send(_:then:)-transaction``), answered by `EXEC`'s array (one reply per command, in order;
+/// (`RedisClient.send(_:then:)` with a transaction), answered by `EXEC`'s array (one reply per command, in order;
 /// a command that failed at run time gives its error there, and the others still run).
 ///
 /// NB: built into one buffer, each command with its array header, and handed to hiredis command by command
