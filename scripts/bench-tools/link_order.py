@@ -6,9 +6,12 @@ function sections (the packages vmhost depends on) moves with its object's whole
 small object; the standard library's `Swift.o` and a few other archives hold hundreds of KB in one section,
 which stays where it is.
 
-Usage: link_order.py CALLGRIND_OUT LINK_MAP BINARY > config/hot-functions.order
+Usage: link_order.py CALLGRIND_OUT[,CALLGRIND_OUT...] LINK_MAP BINARY > config/hot-functions.order
        link_order.py --check ORDER_FILE BINARY
-CALLGRIND_OUT: a profile taken with --demangle=no; LINK_MAP: lld's -Map output of BINARY's link. --check fails
+CALLGRIND_OUT: a profile taken with --demangle=no; several, comma-separated: the first's functions come first,
+then those only the others ran (e.g. the server without, then with the Redis journal: the journal's code follows
+the hot code of a server without it, which keeps that one's pages as they were); LINK_MAP: lld's -Map output of
+BINARY's link. --check fails
 unless BINARY was linked in that order: most listed functions present, and together (spanning at most twice
 their size). Standard library only.
 """
@@ -103,13 +106,17 @@ def main():
     if sys.argv[1] == "--check":
         check(sys.argv[2], sys.argv[3])
         return
-    profile, link_map, binary = sys.argv[1:4]
-    cost = executed(profile)
+    profiles, link_map, binary = sys.argv[1:4]
     defined, fixed = functions(binary), unplaceable(link_map)
-    hot = sorted((name for name in cost if name in defined and name not in fixed), key=lambda n: (-cost[n], n))
+    hot, ran = [], set()
+    for profile in profiles.split(","):
+        cost = executed(profile)
+        new = (name for name in cost if name not in ran and name in defined and name not in fixed)
+        hot += sorted(new, key=lambda n: (-cost[n], n))
+        ran.update(cost)
     print("# The release server's hot functions, in link order (Package.swift: hotCodeLayout).")
     print("# Written by scripts/generate-link-order from a profile of the server under load; do not edit.")
-    print(f"# {len(hot)} functions; {sum(1 for n in cost if n in fixed)} more ran, in sections too large to move.")
+    print(f"# {len(hot)} functions; {sum(1 for n in ran if n in fixed)} more ran, in sections too large to move.")
     for name in hot:
         print(name)
 
