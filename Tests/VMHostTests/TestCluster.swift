@@ -252,6 +252,7 @@ final class TestCluster: @unchecked Sendable {
             guard process.isListening(onPort: ports.0), process.isListening(onPort: ports.1) else { return false }
             return (try? await client.get("/healthz"))?.status == expected
         }
+        client.close()
         guard ready else {
             let log = (try? String(contentsOfLog: "\(directory)/haproxy.log")) ?? ""
             throw TestClientError("HAProxy did not start: \(log)")
