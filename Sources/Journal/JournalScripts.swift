@@ -194,12 +194,13 @@ enum JournalScript: CaseIterable {
           local name = ARGV[v - 1]
           local ring = KEYS[v] .. ':' .. next
           local delta = hash .. ':d:' .. name .. ':' .. next
+          local oldRing = KEYS[v]
+          if epoch > 0 then oldRing = oldRing .. ':' .. epoch end
+          if redis.call('EXISTS', oldRing) == 1 then redis.call('RENAME', oldRing, ring) end
           if epoch > 0 then
-            if redis.call('EXISTS', KEYS[v] .. ':' .. epoch) == 1 then redis.call('RENAME', KEYS[v] .. ':' .. epoch, ring) end
             local old = hash .. ':d:' .. name .. ':' .. epoch
             if redis.call('EXISTS', old) == 1 then redis.call('RENAME', old, delta) end
           else
-            if redis.call('EXISTS', KEYS[v]) == 1 then redis.call('RENAME', KEYS[v], ring) end
             local text = redis.call('HGET', hash, 'd:' .. name)
             if text then
               redis.call('HDEL', hash, 'd:' .. name)

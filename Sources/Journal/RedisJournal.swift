@@ -405,12 +405,7 @@ public final class RedisJournal: SessionJournal {
             batch.transaction.append(argumentCount: 5) { command in
                 command.append(encoded: Self.encodedSet, count: 1)
                 command.append(encoded: keys.rest, count: 1)
-                let length = SnapshotDelta.byteCount(
-                    version: mark.version, prefix: delta.prefix, suffix: delta.suffix, snapshotCount: snapshot.count)
-                command.appendArgument(length: length) { text in
-                    SnapshotDelta.append(
-                        version: mark.version, prefix: delta.prefix, suffix: delta.suffix, of: snapshot, to: &text)
-                }
+                Self.appendDelta(delta, against: mark, of: snapshot, to: &command)
                 command.append(encoded: encodedExpiry, count: 2)
             }
             batch.transaction.append(argumentCount: 2 + plan.newlyHeld) { command in
@@ -582,6 +577,20 @@ public final class RedisJournal: SessionJournal {
         return ViewModelPlan(delta: delta, mark: counted, newlyHeld: newlyHeld, keep: max(ring.count, sinceCheckpoint))
     }
 
+    /// Appends the snapshot's delta (its bytes between the common prefix and suffix) against the checkpoint of
+    /// `mark` as one argument.
+    private static func appendDelta(
+        _ delta: (prefix: Int, suffix: Int), against mark: JournalMark, of snapshot: UnsafeBufferPointer<UInt8>,
+        to command: inout RedisArguments
+    ) {
+        let length = SnapshotDelta.byteCount(
+            version: mark.version, prefix: delta.prefix, suffix: delta.suffix, snapshotCount: snapshot.count)
+        command.appendArgument(length: length) { text in
+            SnapshotDelta.append(
+                version: mark.version, prefix: delta.prefix, suffix: delta.suffix, of: snapshot, to: &text)
+        }
+    }
+
     /// Appends one view model's part of a script write: name, checkpoint or snapshot delta, the entries its list
     /// keeps, and its new patches (all of its ring for a `full` write).
     private func appendViewModel(
@@ -605,12 +614,7 @@ public final class RedisJournal: SessionJournal {
         command.append(slot.name)
         if let delta = plan.delta, let mark = plan.mark {
             command.append("")
-            let length = SnapshotDelta.byteCount(
-                version: mark.version, prefix: delta.prefix, suffix: delta.suffix, snapshotCount: snapshot.count)
-            command.appendArgument(length: length) { text in
-                SnapshotDelta.append(
-                    version: mark.version, prefix: delta.prefix, suffix: delta.suffix, of: snapshot, to: &text)
-            }
+            Self.appendDelta(delta, against: mark, of: snapshot, to: &command)
             slot.journalMark = mark
         } else {
             let stateBytes = channel.heldVersions.last?.stateBytes ?? channel.stateBytes

@@ -143,12 +143,18 @@ public final class RedisClient {
             completion(.failure(.unavailable))
             return
         }
-        let deadline = clock.now + configuration.commandTimeout
-        let pending = PendingCommand(command, deadline: deadline, clock: clock) { [self] result, latency in
+        enqueue(pending(command, then: completion))
+    }
+
+    /// A command on its way with the client's deadline, whose outcome is recorded, then given to `completion`.
+    private func pending(
+        _ command: RedisCommand, then completion: @escaping @LoopActor (Result<RedisReply, RedisError>) -> Void
+    ) -> PendingCommand {
+        PendingCommand(command, deadline: clock.now + configuration.commandTimeout, clock: clock) {
+            [self] result, latency in
             record(result, latency: latency)
             completion(result)
         }
-        enqueue(pending)
     }
 
     /// Sends `transaction` (`MULTI`, its commands, `EXEC`) and calls `completion` on the loop, exactly once, with
@@ -166,12 +172,7 @@ public final class RedisClient {
             completion(.failure(.unavailable))
             return
         }
-        let exec = PendingCommand(
-            Self.exec, deadline: clock.now + configuration.commandTimeout, clock: clock
-        ) { [self] result, latency in
-            record(result, latency: latency)
-            completion(result)
-        }
+        let exec = pending(Self.exec, then: completion)
         guard connection.send(transaction, exec: exec) else {
             exec.finish(.failure(.unavailable))
             return

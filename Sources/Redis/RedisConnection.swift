@@ -86,19 +86,14 @@ final class RedisConnection {
     ///   untouched then.
     func send(_ transaction: borrowing RedisTransaction, exec: PendingCommand) -> Bool {
         guard let context else { return false }
-        let multi: StaticString = "*1\r\n$5\r\nMULTI\r\n"
-        let sent = multi.withUTF8Buffer { bytes in
+        /// Hands one encoded command to hiredis without a callback.
+        func handOver(_ command: UnsafeBufferPointer<UInt8>) -> Bool {
             vmh_redis_formatted_command(
-                context, nil, nil, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
-                bytes.count) == vmh_redis_ok
+                context, nil, nil, UnsafeRawPointer(command.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                command.count) == vmh_redis_ok
         }
-        guard sent,
-            transaction.forEachCommand({ command in
-                vmh_redis_formatted_command(
-                    context, nil, nil, UnsafeRawPointer(command.baseAddress)?.assumingMemoryBound(to: CChar.self),
-                    command.count) == vmh_redis_ok
-            })
-        else { return false }
+        let multi: StaticString = "*1\r\n$5\r\nMULTI\r\n"
+        guard multi.withUTF8Buffer(handOver), transaction.forEachCommand(handOver) else { return false }
         return send(exec)
     }
 
