@@ -13,14 +13,18 @@ enum JournalRecordCoding {
 
     // MARK: Writing
 
-    /// The first byte of a compressed checkpoint (an entry of the earlier format starts with `{`). NB: `y`, not
-    /// the `z` of the releases before epochs: one of them reading this record would find its checkpoint but not
-    /// its log (the lists moved to the epoch's names) and load an older state; an unknown tag makes the record
-    /// unreadable to it, so it treats the session as missing (``JournalScript``).
-    static let checkpointTag = UInt8(ascii: "y")
-    /// The first byte of a compressed checkpoint written by releases before epochs (the same encoding), still
-    /// read.
-    static let epochlessCheckpointTag = UInt8(ascii: "z")
+    /// The first byte of a compressed checkpoint (an entry of the earlier format starts with `{`). NB: `x`, not
+    /// the `y` of the release before the delta key held patches, nor the `z` of the releases before epochs:
+    /// either would load this record without the patches its delta key holds (or, before epochs, without its
+    /// log), an older state; an unknown tag makes the record unreadable to them, so they treat the session as
+    /// missing instead (``JournalScript``).
+    static let checkpointTag = UInt8(ascii: "x")
+    /// The first byte of a compressed checkpoint written by the releases before (`y`: epochs, the delta key
+    /// with the delta alone; `z`: before epochs, the delta in the hash), the same encoding, still read.
+    static let earlierCheckpointTags: [UInt8] = [UInt8(ascii: "y"), UInt8(ascii: "z")]
+    /// The first byte of a delta key's value that holds patches of the log before the snapshot delta
+    /// (``appendDeltaKeyValue(pending:count:delta:to:)``); a delta alone starts with its checkpoint's version.
+    static let pendingEntriesTag = UInt8(ascii: "p")
     /// The first byte of a compressed patch (a plain one starts with `[`).
     static let compressedPatchTag = UInt8(ascii: "z")
     /// Patches from this size on are stored compressed: those of loads (a page of results, ~6.6 KB, deflates
@@ -111,6 +115,55 @@ enum JournalRecordCoding {
         }
     }
 
+    /// A view model's delta key: its snapshot delta (``SnapshotDelta``) alone, or, when it holds the newest
+    /// `count` entries of the log too, `p`, their count, a space, the entries as Redis bulk strings
+    /// (`$LENGTH\r\nENTRY\r\n`, as `pending` has them encoded for a push), then the delta.
+    /// NB: the patches ride with the delta so that an ordinary write is one `SET` (`XX`, fenced by the key's
+    /// epoch name) most of the time; a later write moves them to the list with its `RPUSHX`.
+    static func appendDeltaKeyValue(
+        pending: [UInt8], count: Int, delta: SnapshotDelta.Field, to command: inout RedisArguments
+    ) {
+        let header = count > 0 ? 2 + DecimalDigits.count(of: count) + pending.count : 0
+        command.appendArgument(length: header + delta.byteCount) { text in
+            if count > 0 {
+                text.put(pendingEntriesTag)
+                text.putDecimal(count)
+                text.put(0x20)
+                text.put(pending)
+            }
+            delta.write(to: &text)
+        }
+    }
+
+    /// The entries and the snapshot delta of a delta key's value (``appendDeltaKeyValue(pending:count:delta:to:)``
+    /// or the delta alone; empty: neither).
+    static func deltaKeyValue(
+        _ value: [UInt8], compressor: JournalCompressor
+    ) throws(Corrupt) -> (entries: [(version: Int, patch: [UInt8])], delta: [UInt8]?) {
+        guard value.first == pendingEntriesTag else { return ([], value.isEmpty ? nil : value) }
+        func number(from start: Int, until end: UInt8) throws(Corrupt) -> (Int, next: Int) {
+            guard let stop = value[start...].firstIndex(of: end),
+                let number = Int(String(decoding: value[start..<stop], as: UTF8.self)), number >= 0
+            else { throw Corrupt(description: "a delta key's value with a wrong entry header") }
+            return (number, stop + 1)
+        }
+        var (count, position) = try number(from: 1, until: 0x20)
+        var entries: [(version: Int, patch: [UInt8])] = []
+        while count > 0 {
+            guard position < value.count, value[position] == UInt8(ascii: "$") else {
+                throw Corrupt(description: "a delta key's value with a wrong entry header")
+            }
+            let (length, start) = try number(from: position + 1, until: 0x0D)
+            guard start < value.count, value[start] == 0x0A, length <= value.count - start - 3,
+                value[start + 1 + length] == 0x0D, value[start + 2 + length] == 0x0A
+            else { throw Corrupt(description: "a delta key's value with a cut entry") }
+            entries.append(try replayEntry(Array(value[(start + 1)..<(start + 1 + length)]), compressor: compressor))
+            position = start + 3 + length
+            count -= 1
+        }
+        return (entries, position < value.count ? Array(value[position...]) : nil)
+    }
+
     /// The first byte of a compressed idempotency answer (a plain one is JSON: `{`).
     static let compressedAnswerTag = UInt8(ascii: "z")
     /// Answers from this size on are stored compressed by a full write: a command's answer is its view model's
@@ -158,11 +211,12 @@ enum JournalRecordCoding {
 
     // MARK: Reading
 
-    /// The record from the takeover script's reply: `{hash, key order, keys, replay lists…, deltas…}`.
+    /// The record from the takeover script's reply: `{hash, key order, keys, replay lists…, delta keys…}`.
     ///
-    /// A view model's entry is a checkpoint (`y`… or `z`…) or a whole entry (`{"version","state","snapshot"}`,
-    /// an earlier format, still read); the patches after the checkpoint's version in its replay list are
-    /// applied to its state, and its delta, if any, to its snapshot. The hash's `e` is the session's epoch (the
+    /// A view model's entry is a checkpoint (`x`…, or `y`… and `z`… of earlier releases) or a whole entry
+    /// (`{"version","state","snapshot"}`, an earlier format, still read); the patches after the checkpoint's
+    /// version in its replay list and then its delta key are applied to its state, and its delta, if any, to its
+    /// snapshot. The hash's `e` is the session's epoch (the
     /// takeover's).
     static func record(
         id: String, reply: RedisReply, viewModelNames: [String], compressor: JournalCompressor
@@ -177,12 +231,13 @@ enum JournalRecordCoding {
         var viewModels: [String: SessionRecord.ViewModel] = [:]
         for (index, name) in viewModelNames.enumerated() {
             guard let bytes = hash["vm:" + name] else { continue }
-            let replay = try replay(parts[3 + index], compressor: compressor)
-            guard let delta = parts[3 + count + index].bytes else {
+            guard let value = parts[3 + count + index].bytes else {
                 throw Corrupt(description: "d:\(name) is not a string")
             }
+            let (pending, delta) = try deltaKeyValue(value, compressor: compressor)
+            let replay = try replay(parts[3 + index], compressor: compressor) + pending
             viewModels[name] = try viewModel(
-                name: name, entry: bytes, delta: delta.isEmpty ? nil : delta, replay: replay, compressor: compressor)
+                name: name, entry: bytes, delta: delta, replay: replay, compressor: compressor)
         }
         let order = try list(parts[1])
         let answers = try pairs(parts[2])
@@ -205,7 +260,7 @@ enum JournalRecordCoding {
         compressor: JournalCompressor
     ) throws(Corrupt) -> SessionRecord.ViewModel {
         let checkpoint: Checkpoint
-        if entry.first == checkpointTag || entry.first == epochlessCheckpointTag {
+        if let tag = entry.first, tag == checkpointTag || earlierCheckpointTags.contains(tag) {
             checkpoint = try Self.checkpoint(name: name, entry: entry, delta: delta, compressor: compressor)
         } else {
             checkpoint = try wholeEntry(name: name, entry: entry)

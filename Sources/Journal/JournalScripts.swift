@@ -12,21 +12,24 @@
 ///   compressed), oldest first: its replay ring and the log since its checkpoint in one, which a reader
 ///   applies to the checkpoint's state.
 /// - `vmhost:{D}:d:NAME:E`: string, the part of the view model's snapshot changed since the checkpoint
-///   (``SnapshotDelta``; none right after a checkpoint).
+///   (``SnapshotDelta``; none right after a checkpoint), behind the log's newest patches when the fast path put
+///   them there rather than in the list (``JournalRecordCoding/appendDeltaKeyValue(pending:count:delta:to:)``).
 /// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer (``JournalRecordCoding``), and `""` (never a key: keys
 ///   are 1 to 255 characters) → the bytes of the answers; `vmhost:{D}:ko`: list, the keys oldest first.
 ///
-/// Fencing by name: the list and the delta of a view model are named by the epoch, and a takeover renames them
-/// to the next one. So an ordinary write (new patches and a delta) needs no script: `RPUSHX` and `SET` in a
-/// transaction (``RedisJournal``'s fast path); `RPUSHX` writes only a list that still exists under the
-/// writer's epoch, so a process that lost the session pushes nothing and learns so from its reply (its delta
-/// lands under the old epoch's name, which nobody reads, and expires). It then writes in full through
-/// ``write``, which checks the owner and tells it the session went elsewhere.
+/// Fencing by name: the list and the delta key of a view model are named by the epoch, and a takeover renames
+/// them to the next one. So an ordinary write needs no script: `SET … XX` of the delta key (with the newest
+/// patches), or `RPUSHX` of the patches and a `SET` of the delta, in a transaction (``RedisJournal``'s fast
+/// path). `XX` sets only a key that exists and `RPUSHX` pushes only onto a list that does, under the writer's
+/// epoch, so a process that lost the session writes nothing and learns so from their replies (a `SET` behind an
+/// `RPUSHX` that pushed nothing lands under the old epoch's name, which nobody reads, and expires). It then
+/// writes in full through ``write``, which checks the owner and tells it the session went elsewhere.
 ///
 /// Earlier releases (epoch 0, no `e`): the list was `vmhost:{D}:r:NAME` and the delta the hash's field
-/// `d:NAME`; a takeover renames and moves them (``takeOver``). A checkpoint this release writes starts with `y`
-/// so that an earlier release, which would read the checkpoint without its log (its list has moved), finds the
-/// record unreadable and treats it as missing instead of loading an older state.
+/// `d:NAME`; a takeover renames and moves them (``takeOver``). A checkpoint this release writes starts with `x`
+/// (`y` before delta keys held patches, `z` before epochs) so that an earlier release, which would read the
+/// record without the patches its delta key holds (or, before epochs, without its log), finds it unreadable
+/// and treats it as missing instead of loading an older state.
 enum JournalScript: CaseIterable {
     case write, takeOver, release, touch, delete, hibernate
 

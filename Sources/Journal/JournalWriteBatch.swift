@@ -35,13 +35,15 @@ struct JournalWriteBatch: ~Copyable {
     struct FastMember {
         let session: Session
         let slot: ViewModelSlot
-        /// The transaction's commands it sent: `SET` of the delta, `RPUSHX` of the patches, and a `LTRIM` when
-        /// the list is cut back to ``trimmedTo`` entries (else 0).
+        /// Whether it pushed patches to the list (`RPUSHX`, first), else only set the delta key.
+        let pushed: Bool
+        /// The entries a `LTRIM` after the push cut the list back to (0: none sent).
         let trimmedTo: Int
-        var commands: Int { trimmedTo > 0 ? 3 : 2 }
+        /// The transaction's commands it sent: `RPUSHX` and `LTRIM` if any, then the delta key's `SET`.
+        var commands: Int { 1 + (pushed ? 1 : 0) + (trimmedTo > 0 ? 1 : 0) }
     }
 
-    /// The ordinary updates (``FastMember``): `SET … PX`, `RPUSHX` and perhaps `LTRIM` each.
+    /// The ordinary updates (``FastMember``): `SET … XX PX` alone, or `RPUSHX`, perhaps `LTRIM`, and `SET … PX`.
     var transaction = RedisTransaction(capacity: 4096)
     /// The sessions written by the transaction, in order.
     private(set) var fastMembers: [FastMember] = []

@@ -65,8 +65,13 @@ public final class RedisJournal: SessionJournal {
     private var snapshotWriter = JSONTextWriter()
     /// The buffer a checkpoint is built in before it is compressed (kept: one buffer for all writes).
     private var checkpointScratch: [UInt8] = []
-    /// `PX` and the keys' expiry, encoded once: the fast path's delta gets the session's whole idle timeout.
+    /// A fast write's new entries, encoded once for the delta key's value and the view model's pending ones (kept:
+    /// one buffer for all writes).
+    private var newEntries = RedisArguments(capacity: 1024)
+    /// `PX` and the keys' expiry, and `XX` before them, encoded once: the fast path's delta key gets the
+    /// session's whole idle timeout.
     private let encodedExpiry: [UInt8]
+    private let encodedExistingWithExpiry: [UInt8]
     /// Compresses checkpoints and large patches, inflates them on a takeover.
     private let compressor = JournalCompressor()
     /// When a view model's write is a checkpoint: what a reader applies, and what Redis holds beyond the
@@ -93,6 +98,7 @@ public final class RedisJournal: SessionJournal {
         let (seconds, attoseconds) = idleTimeout.components
         ttlMilliseconds = max(1000, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
         encodedExpiry = RedisCommand([Array("PX".utf8), Array(String(ttlMilliseconds).utf8)]).encodedArguments
+        encodedExistingWithExpiry = RedisCommand([Array("XX".utf8)]).encodedArguments + encodedExpiry
         replayCapacity = store.configuration.replay.patches
         self.keyCapacity = keyCapacity
         self.keyBytesCapacity = keyBytesCapacity
@@ -383,58 +389,89 @@ public final class RedisJournal: SessionJournal {
     }
 
     /// The fast path: an ordinary update of one view model (new patches and its snapshot delta, no checkpoint
-    /// due, no idempotency answers, its list known to exist) as plain commands in the batch's transaction:
-    /// `SET delta … PX ttl` and `RPUSHX list …` (and `LTRIM` once the list holds a sixteenth more than it
-    /// keeps). No script: the keys are named by the session's epoch, so a process that lost the session pushes
-    /// nothing (its list is gone, renamed by the takeover; its delta lands under a name nobody reads, and
-    /// expires) and learns it from `RPUSHX`'s reply; it then writes in full through the script, which checks
-    /// the owner. False (nothing appended, nothing changed) when the write is not one: the script takes it.
+    /// due, no idempotency answers, its list known to exist) as plain commands in the batch's transaction. Most
+    /// are one command, `SET delta … XX PX ttl`: the delta key holds the snapshot's delta and the newest patches
+    /// of the log (up to ``maximumPendingEntries`` and ``maximumPendingBytes``), which the next write that does
+    /// not fit them moves to the list, `RPUSHX list …` (and `LTRIM` once the list holds a sixteenth more than it
+    /// keeps), with a `SET` of the delta alone. No script: the keys are named by the session's epoch, so a
+    /// process that lost the session writes nothing (`XX` sets only a key that exists, `RPUSHX` pushes only onto
+    /// a list that does; the takeover renamed both) and learns it from their replies; it then writes in full
+    /// through the script, which checks the owner. False (nothing appended, nothing changed) when the write is
+    /// not one: the script takes it.
     /// NB: what Redis spent on such a write through the script was ~5 to 7 µs, mostly Lua's (its arguments and
-    /// each `redis.call`), against ~3 µs as plain commands (docs/performance.md, issue 26's sixth stop).
+    /// each `redis.call`); as `SET` and `RPUSHX`, ~3 µs; as mostly one `SET`, ~2 µs (docs/performance.md, issue
+    /// 26's sixth and seventh stops).
     private func appendFast(_ session: Session, _ slot: ViewModelSlot, to batch: inout JournalWriteBatch) -> Bool {
         snapshotWriter.removeAll()
         slot.model.writeSnapshot(to: &snapshotWriter)
         let previous = slot.journaledVersion
         // NB: the snapshot read where it was written: no copy of it per write.
-        let trimmedTo: Int? = snapshotWriter.withBytes { snapshot in
+        let member = snapshotWriter.withBytes { (snapshot) -> JournalWriteBatch.FastMember? in
             let plan = plan(slot, snapshot: snapshot, previous: previous, full: false)
             guard let delta = plan.delta, let mark = plan.mark, plan.keep > 0, plan.newlyHeld > 0,
                 plan.newlyHeld <= plan.keep
             else { return nil }
+            slot.journalMark = mark
             let keys = JournalKeys.splitFirst(viewModelKeys(of: slot, in: session))
+            newEntries.removeAll()
+            appendNewEntries(of: slot, after: previous, skipping: 0, to: &newEntries)
+            let pending = slot.journalPendingCount + plan.newlyHeld
+            if slot.journalHasDeltaKey, pending <= Self.maximumPendingEntries,
+                slot.journalPendingEntries.count + newEntries.byteCount <= Self.maximumPendingBytes
+            {
+                newEntries.withEncoded { slot.journalPendingEntries.append(contentsOf: $0) }
+                slot.journalPendingCount = pending
+                batch.transaction.append(argumentCount: 6) { command in
+                    command.append(encoded: Self.encodedSet, count: 1)
+                    command.append(encoded: keys.rest, count: 1)
+                    JournalRecordCoding.appendDeltaKeyValue(
+                        pending: slot.journalPendingEntries, count: pending, delta: delta, to: &command)
+                    command.append(encoded: encodedExistingWithExpiry, count: 3)
+                }
+                return JournalWriteBatch.FastMember(session: session, slot: slot, pushed: false, trimmedTo: 0)
+            }
+            batch.transaction.append(argumentCount: 2 + pending) { command in
+                command.append(encoded: Self.encodedPushToExisting, count: 1)
+                command.append(encoded: keys.first, count: 1)
+                command.append(encoded: slot.journalPendingEntries, count: slot.journalPendingCount)
+                command.append(newEntries)
+            }
+            slot.journalPendingEntries.removeAll(keepingCapacity: true)
+            slot.journalPendingCount = 0
+            let length = slot.journalListLength + pending
+            let trimmedTo = length > plan.keep + plan.keep / 16 ? plan.keep : 0
+            if trimmedTo > 0 {
+                batch.transaction.append(argumentCount: 4) { command in
+                    command.append("LTRIM")
+                    command.append(encoded: keys.first, count: 1)
+                    command.append(-plan.keep)
+                    command.append(-1)
+                }
+            }
             batch.transaction.append(argumentCount: 5) { command in
                 command.append(encoded: Self.encodedSet, count: 1)
                 command.append(encoded: keys.rest, count: 1)
-                Self.appendDelta(delta, against: mark, of: snapshot, to: &command)
+                JournalRecordCoding.appendDeltaKeyValue(pending: [], count: 0, delta: delta, to: &command)
                 command.append(encoded: encodedExpiry, count: 2)
             }
-            batch.transaction.append(argumentCount: 2 + plan.newlyHeld) { command in
-                command.append(encoded: Self.encodedPushToExisting, count: 1)
-                command.append(encoded: keys.first, count: 1)
-                for entry in slot.channel.heldVersions where entry.version > previous {
-                    JournalRecordCoding.appendReplayEntry(
-                        version: entry.version, patch: entry.patch, compressor: compressor, to: &command)
-                }
-            }
-            slot.journalMark = mark
-            let length = slot.journalListLength + plan.newlyHeld
-            guard length > plan.keep + plan.keep / 16 else { return 0 }
-            batch.transaction.append(argumentCount: 4) { command in
-                command.append("LTRIM")
-                command.append(encoded: keys.first, count: 1)
-                command.append(-plan.keep)
-                command.append(-1)
-            }
-            return plan.keep
+            slot.journalHasDeltaKey = true
+            return JournalWriteBatch.FastMember(session: session, slot: slot, pushed: true, trimmedTo: trimmedTo)
         }
-        guard let trimmedTo else { return false }
+        guard let member else { return false }
         session.isBeingJournaled = true
         slot.journaledVersion = slot.channel.latestVersion
-        batch.add(JournalWriteBatch.FastMember(session: session, slot: slot, trimmedTo: trimmedTo))
+        batch.add(member)
         return true
     }
 
-    /// The fast path's constant arguments, encoded once: `SET`, `RPUSHX` (and ``encodedExpiry``).
+    /// The most patches a view model's delta key holds before a write moves them to its list: each write
+    /// sends them again, so a write costs one command (`SET`) most of the time and what it sends stays small.
+    nonisolated static let maximumPendingEntries = 8
+    /// …and the most bytes of them.
+    nonisolated static let maximumPendingBytes = 1024
+
+    /// The fast path's constant arguments, encoded once: `SET`, `RPUSHX` (and ``encodedExpiry``,
+    /// ``encodedExistingWithExpiry``).
     private static let encodedSet = RedisCommand([Array("SET".utf8)]).encodedArguments
     private static let encodedPushToExisting = RedisCommand([Array("RPUSHX".utf8)]).encodedArguments
 
@@ -502,16 +539,20 @@ public final class RedisJournal: SessionJournal {
         onWriteLatency?(client.clock.now - started)
         var index = 0
         for member in members {
-            let written = replies[index] == .status("OK")
-            let length = replies[index + 1].integer ?? 0
+            // NB: `RPUSHX` (and `LTRIM`) first, then `SET`.
+            let length = member.pushed ? replies[index].integer ?? 0 : 1
+            let written = replies[index + member.commands - 1] == .status("OK")
             index += member.commands
             if written, length > 0 {
-                member.slot.journalListLength = member.trimmedTo > 0 ? member.trimmedTo : Int(length)
+                if member.pushed {
+                    member.slot.journalListLength = member.trimmedTo > 0 ? member.trimmedTo : Int(length)
+                }
                 statistics.writes += 1
                 finishWrite(member.session, mode: .update, outcome: .written)
             } else {
-                // NB: `RPUSHX` pushed nothing; the delta went to a key nobody reads (an old epoch's), or, when
-                // Redis lost the session, is rewritten by the full write.
+                // NB: the key or the list was gone (taken over, or lost by Redis): `SET … XX` and `RPUSHX` wrote
+                // nothing; a `SET` behind a `RPUSHX` that pushed nothing went to a key nobody reads (an old
+                // epoch's), which expires. The full write next rewrites them or finds the other owner.
                 member.slot.journalListLength = 0
                 finishWrite(member.session, mode: .update, outcome: .missing)
             }
@@ -520,15 +561,16 @@ public final class RedisJournal: SessionJournal {
 
     /// What one view model's write carries (``plan(_:snapshot:previous:full:)``).
     private struct ViewModelPlan {
-        /// The snapshot's delta against the checkpoint (the common prefix and suffix), or nil: a checkpoint.
-        var delta: (prefix: Int, suffix: Int)?
+        /// The snapshot's delta against the checkpoint, or nil: a checkpoint. NB: it points into the snapshot
+        /// being written: used while that lives.
+        var delta: SnapshotDelta.Field?
         /// The view model's mark once this delta is written (nil with a checkpoint: made when it is written).
         var mark: JournalMark?
         /// The versions held since the last write (all of them when `full`).
         var newlyHeld: Int
-        /// The entries the list keeps: the replay ring as the channel will hold it once these versions are
-        /// committed (the newest patches within its count and byte bounds), and every patch since the
-        /// checkpoint.
+        /// The entries the list (with the delta key's) keeps: the replay ring as the channel will hold it once
+        /// these versions are committed (the newest patches within its count and byte bounds), and every patch
+        /// since the checkpoint.
         var keep: Int
     }
 
@@ -550,7 +592,7 @@ public final class RedisJournal: SessionJournal {
             newlyHeld += 1
             newBytes += entry.patch.count
         }
-        var delta: (prefix: Int, suffix: Int)?
+        var delta: SnapshotDelta.Field?
         var counted: JournalMark?
         if !full, let mark = slot.journalMark {
             let common = SnapshotDelta.common(snapshot, mark)
@@ -558,7 +600,8 @@ public final class RedisJournal: SessionJournal {
                 mark, previous: previous, latest: latest, newPatches: newlyHeld, newBytes: newBytes,
                 deltaBytes: snapshot.count - common.prefix - common.suffix)
             {
-                delta = common
+                delta = SnapshotDelta.Field(
+                    version: mark.version, prefix: common.prefix, suffix: common.suffix, snapshot: snapshot)
                 counted = mark
             }
         }
@@ -577,22 +620,24 @@ public final class RedisJournal: SessionJournal {
         return ViewModelPlan(delta: delta, mark: counted, newlyHeld: newlyHeld, keep: max(ring.count, sinceCheckpoint))
     }
 
-    /// Appends the snapshot's delta (its bytes between the common prefix and suffix) against the checkpoint of
-    /// `mark` as one argument.
-    private static func appendDelta(
-        _ delta: (prefix: Int, suffix: Int), against mark: JournalMark, of snapshot: UnsafeBufferPointer<UInt8>,
-        to command: inout RedisArguments
+    /// Appends the entries of `slot`'s versions after `previous` but the first `skip`.
+    private func appendNewEntries(
+        of slot: ViewModelSlot, after previous: Int, skipping skip: Int, to command: inout RedisArguments
     ) {
-        let length = SnapshotDelta.byteCount(
-            version: mark.version, prefix: delta.prefix, suffix: delta.suffix, snapshotCount: snapshot.count)
-        command.appendArgument(length: length) { text in
-            SnapshotDelta.append(
-                version: mark.version, prefix: delta.prefix, suffix: delta.suffix, of: snapshot, to: &text)
+        var skip = skip
+        for entry in slot.channel.heldVersions where entry.version > previous {
+            if skip > 0 {
+                skip -= 1
+                continue
+            }
+            JournalRecordCoding.appendReplayEntry(
+                version: entry.version, patch: entry.patch, compressor: compressor, to: &command)
         }
     }
 
     /// Appends one view model's part of a script write: name, checkpoint or snapshot delta, the entries its list
-    /// keeps, and its new patches (all of its ring for a `full` write).
+    /// keeps, and the patches to push (those its delta key held, then its new ones; all of its ring for a `full`
+    /// write).
     private func appendViewModel(
         _ slot: ViewModelSlot, previous: Int, full: Bool, to command: inout RedisArguments
     ) {
@@ -614,7 +659,7 @@ public final class RedisJournal: SessionJournal {
         command.append(slot.name)
         if let delta = plan.delta, let mark = plan.mark {
             command.append("")
-            Self.appendDelta(delta, against: mark, of: snapshot, to: &command)
+            JournalRecordCoding.appendDeltaKeyValue(pending: [], count: 0, delta: delta, to: &command)
             slot.journalMark = mark
         } else {
             let stateBytes = channel.heldVersions.last?.stateBytes ?? channel.stateBytes
@@ -624,30 +669,30 @@ public final class RedisJournal: SessionJournal {
             command.append("")
             slot.journalMark = SnapshotDelta.mark(version: latest, snapshot: snapshot)
         }
+        // The script sets the delta key to the delta (its patches go to the list) or deletes it (a checkpoint).
+        slot.journalHasDeltaKey = plan.delta != nil
         let keep = plan.keep
         command.append(keep)
-        // NB: only the patches the list keeps are sent.
+        // NB: only the patches the list keeps are sent; those the delta key held go first, when nothing newer is
+        // left out (the list stays without a hole).
         let replayed = full ? channel.replayedPatches : []
         let newSent = min(plan.newlyHeld, keep)
         let oldSent = min(replayed.count, keep - newSent)
-        command.append(oldSent + newSent)
+        let pendingSent = full || keep == 0 || newSent < plan.newlyHeld ? 0 : slot.journalPendingCount
+        command.append(pendingSent + oldSent + newSent)
         for (version, patch) in replayed.suffix(oldSent) {
             JournalRecordCoding.appendReplayEntry(version: version, patch: patch, compressor: compressor, to: &command)
         }
-        var skip = plan.newlyHeld - newSent
-        for entry in channel.heldVersions where full || entry.version > previous {
-            if skip > 0 {
-                skip -= 1
-                continue
-            }
-            JournalRecordCoding.appendReplayEntry(
-                version: entry.version, patch: entry.patch, compressor: compressor, to: &command)
-        }
+        if pendingSent > 0 { command.append(encoded: slot.journalPendingEntries, count: pendingSent) }
+        slot.journalPendingEntries.removeAll(keepingCapacity: true)
+        slot.journalPendingCount = 0
+        appendNewEntries(
+            of: slot, after: full ? Int.min : previous, skipping: plan.newlyHeld - newSent, to: &command)
         // What the list holds once written: exactly what a full write sent; at most a sixteenth more than it
         // keeps after an update (the script trims past that), or nothing when it keeps none.
         if full || keep == 0 {
             slot.journalListLength = full ? oldSent + newSent : 0
-        } else if oldSent + newSent > 0 {
+        } else if pendingSent + oldSent + newSent > 0 {
             slot.journalListLength = keep + keep / 16
         }
     }

@@ -8,8 +8,9 @@ import Sessions
 ///
 /// A command typically changes a few fields of a snapshot that holds the whole typed state (a search's text in
 /// front of its photos): the journal writes `VERSION PREFIX SUFFIX MIDDLE` (the checkpoint's version, the byte
-/// counts kept from its start and end, the bytes between) to the hash field `d:NAME` instead of the whole
-/// snapshot, and a reader splices it into the checkpoint's text.
+/// counts kept from its start and end, the bytes between) to the view model's delta key
+/// (``JournalRecordCoding/appendDeltaKeyValue(pending:count:delta:to:)``) instead of the whole snapshot, and a
+/// reader splices it into the checkpoint's text.
 ///
 /// NB: block fingerprints are 64-bit, keyed by a random seed per process: a collision (which would splice
 /// a wrong block in) needs a chosen text against an unknown seed, and only the session's own client chooses it.
@@ -58,6 +59,25 @@ enum SnapshotDelta {
             suffix += 1
         }
         return (prefix * blockSize, suffix * blockSize)
+    }
+
+    /// A delta as a write sends it: the snapshot's bytes between `prefix` and `suffix`, against the checkpoint
+    /// of `version`. NB: it points into the snapshot text being written (no copy of it); use it while that lives.
+    struct Field {
+        let version: Int
+        let prefix: Int
+        let suffix: Int
+        let snapshot: UnsafeBufferPointer<UInt8>
+
+        /// The bytes ``write(to:)`` writes.
+        var byteCount: Int {
+            SnapshotDelta.byteCount(version: version, prefix: prefix, suffix: suffix, snapshotCount: snapshot.count)
+        }
+
+        /// `VERSION PREFIX SUFFIX MIDDLE`.
+        func write(to text: inout ByteWriter) {
+            SnapshotDelta.append(version: version, prefix: prefix, suffix: suffix, of: snapshot, to: &text)
+        }
     }
 
     /// The byte count of the field ``append(version:prefix:suffix:of:to:)`` writes.

@@ -28,6 +28,14 @@ public final class ViewModelSlot {
     public var journalListLength = 0
     /// The journal's checkpoint of this view model (nil: none known to this process, so its next write is one).
     public var journalMark: JournalMark?
+    /// Whether this view model's delta key exists under the session's epoch as the journal last wrote it (kept
+    /// by the journal).
+    public var journalHasDeltaKey = false
+    /// The newest entries of this view model's log that its delta key holds rather than its list, as the
+    /// journal sends them (Redis bulk strings), and their count (kept by the journal: each write sends them
+    /// again until one moves them to the list).
+    public var journalPendingEntries: [UInt8] = []
+    public var journalPendingCount = 0
     /// Asked before each publish whether the new version waits for the journal (set by the session).
     var holdsVersions: (@LoopActor () -> Bool)?
     /// Follows the model's typed state between versions.

@@ -158,14 +158,42 @@ struct JournalCodingTests {
         #expect(search.replay.map(\.version) == [2, 3, 4, 5])
         #expect(search.replay.last.map { String(decoding: $0.patch, as: UTF8.self) } == patches.last?.1)
 
-        // A checkpoint of a release before epochs (`z`, the same encoding) reads the same.
-        var epochless = hash
-        epochless[5] = .bulk([JournalRecordCoding.epochlessCheckpointTag] + checkpoint.dropFirst())
-        let earlier = try JournalRecordCoding.record(
-            id: "id", reply: .array([.array(epochless), .array([]), .array([]), .array(list), .bulk(delta)]),
+        // A checkpoint of the releases before (`y` with epochs, `z` before them; the same encoding) reads the same.
+        for tag in JournalRecordCoding.earlierCheckpointTags {
+            var earlierHash = hash
+            earlierHash[5] = .bulk([tag] + checkpoint.dropFirst())
+            let earlier = try JournalRecordCoding.record(
+                id: "id", reply: .array([.array(earlierHash), .array([]), .array([]), .array(list), .bulk(delta)]),
+                viewModelNames: ["search"], compressor: compressor)
+            #expect(earlier.viewModels["search"]?.state == search.state)
+            #expect(earlier.viewModels["search"]?.snapshot == search.snapshot)
+        }
+
+        // The newest entries in the delta key with the delta (`p`): the list and they are one log.
+        var entries = RedisArguments()
+        for element in list[2...] { entries.append(element.bytes ?? []) }
+        let encoded = entries.withEncoded { Array($0) }
+        var argument = RedisArguments()
+        snapshotV5.withUnsafeBufferPointer { snapshot in
+            let delta = SnapshotDelta.Field(version: 3, prefix: prefix, suffix: suffix, snapshot: snapshot)
+            JournalRecordCoding.appendDeltaKeyValue(pending: encoded, count: 2, delta: delta, to: &argument)
+        }
+        let value = try Self.bulk(argument)
+        #expect(value.first == JournalRecordCoding.pendingEntriesTag)
+        let split = try JournalRecordCoding.record(
+            id: "id",
+            reply: .array([.array(hash), .array([]), .array([]), .array(Array(list[..<2])), .bulk(value)]),
             viewModelNames: ["search"], compressor: compressor)
-        #expect(earlier.viewModels["search"]?.state == search.state)
-        #expect(earlier.viewModels["search"]?.snapshot == search.snapshot)
+        #expect(split.viewModels["search"]?.state == search.state)
+        #expect(split.viewModels["search"]?.snapshot == search.snapshot)
+        #expect(split.viewModels["search"]?.replay.map(\.version) == [2, 3, 4, 5])
+        // Written without entries, the value is the delta alone (as the release before wrote it).
+        var alone = RedisArguments()
+        snapshotV5.withUnsafeBufferPointer { snapshot in
+            let field = SnapshotDelta.Field(version: 3, prefix: prefix, suffix: suffix, snapshot: snapshot)
+            JournalRecordCoding.appendDeltaKeyValue(pending: [], count: 0, delta: field, to: &alone)
+        }
+        #expect(try Self.bulk(alone) == delta)
 
         // Without its delta (empty: none since the checkpoint) the snapshot is the checkpoint's.
         let noDelta = try JournalRecordCoding.record(
@@ -191,6 +219,51 @@ struct JournalCodingTests {
         ])
         #expect(throws: JournalRecordCoding.Corrupt.self) {
             try JournalRecordCoding.record(id: "id", reply: holed, viewModelNames: ["search"], compressor: compressor)
+        }
+    }
+
+    /// The one argument `arguments` holds, decoded from its Redis bulk string.
+    static func bulk(_ arguments: borrowing RedisArguments) throws -> [UInt8] {
+        let encoded = arguments.withEncoded { Array($0) }
+        let line = try #require(encoded.firstIndex(of: 0x0A))
+        return Array(encoded[(line + 1)..<(encoded.count - 2)])
+    }
+
+    /// A delta key's value with entries (`p`, their count, the entries as Redis bulk strings, then the delta)
+    /// reads back; a wrong or cut header is an error, not a trap.
+    @Test func aDeltaKeysValueHoldsTheNewestEntriesAndTheDelta() throws {
+        let compressor = JournalCompressor()
+        var entries = RedisArguments()
+        let large = Array(#"[{"op":"replace","path":"/photos","value":\#(Self.photos(20))}]"#.utf8)
+        #expect(large.count >= JournalRecordCoding.compressedPatchBytes)
+        JournalRecordCoding.appendReplayEntry(
+            version: 8, patch: Array(#"[{"op":"replace","path":"/searchText","value":"$1\r\n"}]"#.utf8),
+            compressor: compressor, to: &entries)
+        JournalRecordCoding.appendReplayEntry(version: 9, patch: large, compressor: compressor, to: &entries)
+        let encoded = entries.withEncoded { Array($0) }
+        let snapshot = Array(#"{"state":{"searchText":"$1\r\n"},"debouncePending":true}"#.utf8)
+        var argument = RedisArguments()
+        snapshot.withUnsafeBufferPointer { snapshot in
+            let field = SnapshotDelta.Field(version: 7, prefix: 0, suffix: 0, snapshot: snapshot)
+            JournalRecordCoding.appendDeltaKeyValue(pending: encoded, count: 2, delta: field, to: &argument)
+        }
+        let value = try Self.bulk(argument)
+        let (read, delta) = try JournalRecordCoding.deltaKeyValue(value, compressor: compressor)
+        #expect(read.map(\.version) == [8, 9])
+        #expect(read.last?.patch == large, "a compressed entry inflates")
+        #expect(delta == Array("7 0 0 ".utf8) + snapshot)
+        let (none, noDelta) = try JournalRecordCoding.deltaKeyValue([], compressor: compressor)
+        #expect(none.isEmpty && noDelta == nil)
+        for wrong in [
+            "p", "p2 ", "px $1\r\na\r\n", "p1 $9\r\nab\r\n", "p1 $2\r\nab", "p1 2\r\nab\r\n", "p1 $2\rxab\r\n",
+        ] {
+            #expect(throws: JournalRecordCoding.Corrupt.self, "\(wrong)") {
+                try JournalRecordCoding.deltaKeyValue(Array(wrong.utf8), compressor: compressor)
+            }
+        }
+        for cut in 1..<value.count {
+            // Every prefix is either an error or, cut inside the delta, fewer delta bytes: never a trap.
+            _ = try? JournalRecordCoding.deltaKeyValue(Array(value[..<cut]), compressor: compressor)
         }
     }
 

@@ -60,8 +60,10 @@ struct JournalBatchTests {
         }
     }
 
-    /// An ordinary update (new patches and the snapshot's delta of one view model) goes as plain commands, and a
-    /// process that lost the session writes nothing with them: its keys are under the epoch the takeover left.
+    /// An ordinary update (new patches and the snapshot's delta of one view model) goes as plain commands, mostly
+    /// one `SET … XX` of the delta key (which holds the newest patches until a later write pushes them to the
+    /// list), and a process that lost the session writes nothing with them: its keys are under the epoch the
+    /// takeover left.
     /// It then writes in full through the script, which finds the other owner: it hands the session over.
     @Test func ordinaryUpdatesArePlainCommandsFencedByTheEpochsKeys() async throws {
         try await withTwoJournaledApps { redis, first, second in
@@ -70,18 +72,28 @@ struct JournalBatchTests {
             // The first writes of a session go through the script (its checkpoint, its list's first patches).
             for id in [kept, lost] { try await JournalFormatTests.type(first, id, count: 2, prefix: "warm") }
             let pushes = try redis.calls(of: "rpushx")
+            let sets = try redis.calls(of: "set")
             let transactions = try redis.calls(of: "exec")
             try await JournalFormatTests.type(first, kept, count: 3, prefix: "fast")
-            #expect(try redis.calls(of: "rpushx") == pushes + 3, "one RPUSHX a command")
+            #expect(try redis.calls(of: "set") == sets + 3, "one SET a command")
+            #expect(try redis.calls(of: "rpushx") == pushes, "the patches wait in the delta key")
             #expect(try redis.calls(of: "exec") == transactions + 3, "one transaction a turn")
-            #expect(try redis.journaled(kept, "search")?.state["searchText"] == "fast 2")
+            let journaled = try redis.journaled(kept, "search")
+            #expect(journaled?.state["searchText"] == "fast 2")
+            #expect(journaled?.snapshot["state"]?["searchText"] == "fast 2")
+            // Past what the delta key holds, a write pushes its patches to the list.
+            let pending = RedisJournal.maximumPendingEntries
+            try await JournalFormatTests.type(first, kept, count: pending, prefix: "more")
+            #expect(try redis.calls(of: "rpushx") == pushes + 1, "one push for \(pending + 3) commands")
+            #expect(try redis.calls(of: "set") == sets + 3 + pending)
+            #expect(try redis.journaled(kept, "search")?.state["searchText"] == .string("more \(pending - 1)"))
 
             // The second application takes `lost` over: its keys move to epoch 2.
             #expect(try redis.epoch(lost) == 1)
             #expect(try await second.client.get("/v1/sessions/\(lost)").status == 200)
             #expect(try redis.epoch(lost) == 2)
             let before = await Self.statistics(first)
-            let pushesBefore = try redis.calls(of: "rpushx")
+            let setsBefore = try redis.calls(of: "set")
 
             try await Self.setTexts(first, [kept, lost], to: "one turn")
 
@@ -90,14 +102,14 @@ struct JournalBatchTests {
                     let now = await Self.statistics(first)
                     return now.writes == before.writes + 1 && now.handovers == before.handovers + 1
                 })
-            #expect(try redis.calls(of: "rpushx") == pushesBefore + 2, "both tried the fast path")
+            #expect(try redis.calls(of: "set") == setsBefore + 2, "both tried the fast path")
             #expect(try redis.journaled(kept, "search")?.state["searchText"] == "one turn")
-            // Nothing of the stale write where a reader looks: no list under the old epoch (its delta went under
-            // that epoch's name, which nobody reads, and expires), and Redis keeps the second's state.
+            // Nothing of the stale write anywhere: no list or delta key under the old epoch (`XX` created none),
+            // and Redis keeps the second's state.
             let keys = JournalKeys(digest: SessionID.digest(lost))
-            #expect(try redis.reply(["EXISTS", keys.replay("search", epoch: 1)]) == .integer(0))
-            let ttl = try #require(try redis.reply(["PTTL", keys.delta("search", epoch: 1)]).integer)
-            #expect(ttl > 0, "the stale delta expires")
+            #expect(
+                try redis.reply(["EXISTS", keys.replay("search", epoch: 1), keys.delta("search", epoch: 1)])
+                    == .integer(0))
             #expect(try redis.journaled(lost, "search")?.state["searchText"] == "warm 1")
             #expect(try await second.client.get("/v1/sessions/\(lost)/search").json?["searchText"] == "warm 1")
             #expect(await Self.statistics(first).writeFailures == before.writeFailures)

@@ -29,7 +29,7 @@ struct JournalFormatTests {
             let version = try #require(before["search"]?["version"]?.intValue)
             let hash = "vmhost:{\(SessionID.digest(id))}"
             let entry = try #require(try redis.bytes(["HGET", hash, "vm:search"]))
-            #expect(entry.first == UInt8(ascii: "y"), "a compressed checkpoint")
+            #expect(entry.first == JournalRecordCoding.checkpointTag, "a compressed checkpoint")
             let journaled = try #require(try redis.journaled(id, "search"))
             #expect(journaled.version == version)
             // The list: the 64 patches of the ring, and at most a sixteenth more before the script trims it.
@@ -162,7 +162,7 @@ struct JournalFormatTests {
             #expect(try await stream.next()?.id == "\(version + 1)")
             #expect(
                 await eventually {
-                    (try? redis.bytes(["HGET", hash, "vm:search"]))?.first == UInt8(ascii: "y")
+                    (try? redis.bytes(["HGET", hash, "vm:search"]))?.first == JournalRecordCoding.checkpointTag
                 }, "written in this format from then on")
             #expect((try redis.journaled(id, "search"))?.state["searchText"] == "after 0")
         }
@@ -183,7 +183,7 @@ struct JournalFormatTests {
                 let version = try #require(before[name]?["version"]?.intValue)
                 #expect(await eventually { (try? redis.journaled(id, name))?.version == version })
                 let entry = try #require(try redis.bytes(["HGET", keys.hash, "vm:" + name]))
-                #expect(entry.first == UInt8(ascii: "y"))
+                #expect(entry.first == JournalRecordCoding.checkpointTag)
             }
             // Back to the release before epochs, by hand: the same records under the old names.
             try redis.rewriteToTheLayoutBeforeEpochs(id)
@@ -214,6 +214,49 @@ struct JournalFormatTests {
             #expect(await eventually { (try? redis.journaled(id, "search"))?.state["searchText"] == "after 2" })
             #expect(
                 try await second.client.get("/v1/sessions/\(id)").json?["search"]?["version"]?.intValue == version + 3)
+        }
+    }
+
+    /// A session as the release before delta keys held patches wrote it (`y` checkpoints, each view model's
+    /// delta alone in its key, every patch in its list) loads with the same state, snapshot and replay; the
+    /// takeover renames the delta key with the list, and commands continue in this format.
+    @Test func aRecordOfTheReleaseBeforePendingEntriesLoads() async throws {
+        try await withTwoJournaledApps { redis, first, second in
+            let id = try await first.createSession()
+            try await JournalTakeoverTests.loadState(first, id)
+            try await Self.type(first, id, count: 5, prefix: "kitten")
+            let before = try #require(try await first.client.get("/v1/sessions/\(id)").json)
+            let keys = JournalKeys(digest: SessionID.digest(id))
+            for name in ["search", "products"] {
+                let version = try #require(before[name]?["version"]?.intValue)
+                #expect(await eventually { (try? redis.journaled(id, name))?.version == version })
+            }
+            let snapshot = try #require(try redis.journaled(id, "search")?.snapshot)
+            #expect(snapshot["state"]?["searchText"] == "kitten 4")
+            let value = try #require(try redis.bytes(["GET", keys.delta("search", epoch: 1)]))
+            #expect(value.first == JournalRecordCoding.pendingEntriesTag, "the newest patches with the delta")
+
+            try redis.rewriteToTheLayoutBeforePendingEntries(id)
+            #expect(try redis.bytes(["HGET", keys.hash, "vm:search"])?.first == UInt8(ascii: "y"))
+            let alone = try #require(try redis.bytes(["GET", keys.delta("search", epoch: 1)]))
+            #expect(alone.first != JournalRecordCoding.pendingEntriesTag, "the delta alone")
+            #expect(try redis.journaled(id, "search")?.snapshot == snapshot, "the same snapshot")
+
+            let taken = try await second.client.get("/v1/sessions/\(id)")
+            #expect(taken.status == 200)
+            #expect(taken.json == before, "the same state, versions included")
+            #expect(try redis.epoch(id) == 2)
+            let version = try #require(before["search"]?["version"]?.intValue)
+            let stream = try await TestEventStream(
+                port: second.port, path: "/v1/sessions/\(id)/search/events",
+                headers: [("Last-Event-ID", "\(version - 3)")])
+            for expected in (version - 2)...version {
+                #expect(try await stream.next()?.id == "\(expected)", "its ring replays")
+            }
+            try await Self.type(second, id, count: 3, prefix: "after")
+            #expect(await eventually { (try? redis.journaled(id, "search"))?.state["searchText"] == "after 2" })
+            #expect(try redis.journaled(id, "search")?.snapshot["state"]?["searchText"] == "after 2")
+            #expect(try redis.bytes(["HGET", keys.hash, "vm:search"])?.first == JournalRecordCoding.checkpointTag)
         }
     }
 

@@ -1,3 +1,4 @@
+import Bytes
 import JSON
 import Redis
 import Sessions
@@ -84,19 +85,56 @@ extension RedisServerProcess {
         let hash = keys.hash
         guard let entry = try bytes(["HGET", hash, "vm:" + name]) else { return nil }
         let epoch = try epoch(id)
-        let delta = try
-            (epoch == 0 ? bytes(["HGET", hash, "d:" + name]) : bytes(["GET", keys.delta(name, epoch: epoch)]))
-            .flatMap { $0.isEmpty ? nil : $0 }
+        let compressor = JournalCompressor()
+        let value =
+            try (epoch == 0 ? bytes(["HGET", hash, "d:" + name]) : bytes(["GET", keys.delta(name, epoch: epoch)]))
+        let (pending, delta) = try JournalRecordCoding.deltaKeyValue(value ?? [], compressor: compressor)
         let list = epoch == 0 ? keys.replay(name) : keys.replay(name, epoch: epoch)
         guard case .array(let list) = try reply(["LRANGE", list, "0", "-1"]) else { return nil }
-        let compressor = JournalCompressor()
         var replay: [(version: Int, patch: [UInt8])] = []
         for element in list {
             guard let bytes = element.bytes else { throw TestClientError("a replay entry that is not a string") }
             replay.append(try JournalRecordCoding.replayEntry(bytes, compressor: compressor))
         }
+        replay += pending
         return try JournalRecordCoding.viewModel(
             name: name, entry: entry, delta: delta, replay: replay, compressor: compressor)
+    }
+
+    /// Rewrites session `id`'s keys as the release before delta keys held patches wrote them: `y` checkpoints,
+    /// the patches a delta key held pushed to the list (with the list's expiry), the delta alone in the key.
+    func rewriteToTheLayoutBeforePendingEntries(
+        _ id: String, viewModels names: [String] = ["search", "products", "photo"]
+    ) throws {
+        let keys = JournalKeys(digest: SessionID.digest(id))
+        let epoch = try epoch(id)
+        let compressor = JournalCompressor()
+        for name in names {
+            guard let entry = try bytes(["HGET", keys.hash, "vm:" + name]),
+                entry.first == JournalRecordCoding.checkpointTag
+            else { continue }
+            let earlier = [UInt8(ascii: "y")] + entry.dropFirst()
+            #expect(
+                try reply(bytes: [Array("HSET".utf8), Array(keys.hash.utf8), Array("vm:\(name)".utf8), earlier])
+                    == .integer(0))
+            let key = keys.delta(name, epoch: epoch)
+            guard let value = try bytes(["GET", key]) else { continue }
+            let (pending, delta) = try JournalRecordCoding.deltaKeyValue(value, compressor: compressor)
+            if !pending.isEmpty {
+                var entries: [[UInt8]] = []
+                for (version, patch) in pending {
+                    var text = ByteWriter()
+                    JournalRecordCoding.writeReplayEntry(
+                        version: version, patch: patch, compressor: compressor, into: &text)
+                    entries.append(text.bytes)
+                }
+                let list = Array(keys.replay(name, epoch: epoch).utf8)
+                #expect(try reply(bytes: [Array("RPUSHX".utf8), list] + entries).integer ?? 0 > 0)
+            }
+            let ttl = try reply(["PTTL", key]).integer ?? -1
+            let set = [Array("SET".utf8), Array(key.utf8), delta ?? []]
+            #expect(try reply(bytes: set + [Array("PX".utf8), Array("\(max(ttl, 1000))".utf8)]) == .status("OK"))
+        }
     }
 
     /// Rewrites session `id`'s keys as the release before epochs wrote them: `z` checkpoints, each delta in the
@@ -106,6 +144,7 @@ extension RedisServerProcess {
     )
         throws
     {
+        try rewriteToTheLayoutBeforePendingEntries(id, viewModels: names)
         let keys = JournalKeys(digest: SessionID.digest(id))
         let hash = Array(keys.hash.utf8)
         let epoch = try epoch(id)
