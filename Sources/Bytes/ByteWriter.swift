@@ -53,6 +53,16 @@ public struct ByteWriter: ~Copyable {
         capacity = newCapacity
     }
 
+    /// Writes through `body`, which gets the end of the bytes written (with room for `bytes` more made first)
+    /// and returns how many it wrote there (at most `bytes`): for a piece of a few parts, one capacity check.
+    @inlinable @inline(__always)
+    public mutating func write(reserving bytes: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        reserve(bytes)
+        let count = body(storage + written)
+        precondition(count >= 0 && count <= bytes, "wrote outside the room reserved")
+        written += count
+    }
+
     @inlinable @inline(__always)
     public mutating func put(_ byte: UInt8) {
         reserve(1)

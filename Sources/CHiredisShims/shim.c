@@ -1,11 +1,42 @@
 #include "CHiredisShims.h"
 
 #include <hiredis/adapters/libevent.h>
+#include <string.h>
 
 _Static_assert(sizeof(long long) == 8, "vmhost assumes a 64-bit long long: Swift Int64");
 
+// The `+QUEUED` that Redis answers to each command queued in a transaction, as one object that is never
+// allocated nor freed: vmhost queues its commands without a callback, so hiredis only parses the reply and
+// frees it again (a reply object and its string, ~300 instructions a command of a transaction, on every
+// command of the journal's fast path). Every other reply is built and freed by hiredis' own functions.
+static char vmh_queued_text[] = "QUEUED";
+static redisReply vmh_queued = {.type = REDIS_REPLY_STATUS, .str = vmh_queued_text, .len = 6};
+static redisReplyObjectFunctions *vmh_default_functions;
+static redisReplyObjectFunctions vmh_functions;
+
+static void *vmh_create_string(const redisReadTask *task, char *text, size_t length) {
+    if (task->parent == NULL && task->type == REDIS_REPLY_STATUS && length == 6 && memcmp(text, "QUEUED", 6) == 0) {
+        return &vmh_queued;
+    }
+    return vmh_default_functions->createString(task, text, length);
+}
+
+static void vmh_free_object(void *reply) {
+    if (reply != &vmh_queued) vmh_default_functions->freeObject(reply);
+}
+
 redisAsyncContext *vmh_redis_connect(const char *ip, int port) {
-    return redisAsyncConnect(ip, port);
+    redisAsyncContext *context = redisAsyncConnect(ip, port);
+    if (context == NULL || context->err || context->c.reader == NULL || context->c.reader->fn == NULL) return context;
+    // NB: hiredis' functions table, copied once, with two of its functions wrapped (the loop thread only).
+    if (vmh_default_functions == NULL) {
+        vmh_default_functions = context->c.reader->fn;
+        vmh_functions = *vmh_default_functions;
+        vmh_functions.createString = vmh_create_string;
+        vmh_functions.freeObject = vmh_free_object;
+    }
+    context->c.reader->fn = &vmh_functions;
+    return context;
 }
 
 int vmh_redis_attach(redisAsyncContext *context, struct event_base *base) {
