@@ -116,6 +116,62 @@ struct JournalBatchTests {
         }
     }
 
+    /// Patches waiting in the delta key go to the list, in order and once, with the next write that takes the
+    /// script (here one carrying two view models); a takeover then reads the state, snapshot and replay the
+    /// client saw.
+    @Test func patchesWaitingInTheDeltaKeyGoToTheListWithAScriptWrite() async throws {
+        try await withTwoJournaledApps { redis, first, second in
+            let id = try await first.createSession()
+            // The first command goes through the script (the view model's first list); the next three wait.
+            try await JournalFormatTests.type(first, id, count: 4, prefix: "wait")
+            let keys = JournalKeys(digest: SessionID.digest(id))
+            let list = keys.replay("search", epoch: 1)
+            let delta = keys.delta("search", epoch: 1)
+            let waiting = try #require(try redis.bytes(["GET", delta]))
+            #expect(waiting.starts(with: Array("p3 ".utf8)), "three patches wait with the delta")
+            #expect(try redis.reply(["LLEN", list]) == .integer(1))
+
+            let products = try #require(try await first.client.get("/v1/sessions/\(id)/products").json)
+            let productsVersion = try #require(products["version"]?.intValue)
+            try await Self.changeBoth(first, id, text: "both")
+            #expect(
+                await eventually {
+                    (try? redis.journaled(id, "products"))?.version ?? 0 > productsVersion
+                        && (try? redis.reply(["LLEN", list])) == .integer(5)
+                }, "the three, then the new one")
+            let alone = try #require(try redis.bytes(["GET", delta]))
+            #expect(alone.first != JournalRecordCoding.pendingEntriesTag, "the delta alone")
+            let shown = try #require(try await first.client.get("/v1/sessions/\(id)/search").json)
+            let version = try #require(shown["version"]?.intValue)
+            let journaled = try #require(try redis.journaled(id, "search"))
+            #expect(journaled.version == version)
+            #expect(journaled.replay.map(\.version) == Array((version - 4)...version), "each patch once, in order")
+            #expect(journaled.snapshot["state"]?["searchText"] == "both")
+
+            let before = try #require(try await first.client.get("/v1/sessions/\(id)").json)
+            let taken = try await second.client.get("/v1/sessions/\(id)")
+            #expect(taken.status == 200)
+            #expect(taken.json == before, "the same state, versions included")
+            let stream = try await TestEventStream(
+                port: second.port, path: "/v1/sessions/\(id)/search/events",
+                headers: [("Last-Event-ID", "\(version - 4)")])
+            for expected in (version - 3)...version {
+                #expect(try await stream.next()?.id == "\(expected)", "its ring replays")
+            }
+        }
+    }
+
+    /// Changes the search text and refreshes the products of session `id` in one loop turn: one write of two
+    /// view models.
+    @LoopActor
+    static func changeBoth(_ app: TestApplication, _ id: String, text: String) throws {
+        let session = try #require(app.application.sessions.session(id))
+        let search = try #require(session.slot("search")?.model as? SearchViewModel)
+        let products = try #require(session.slot("products")?.model as? ProductListViewModel)
+        search.setText(text)
+        products.refresh()
+    }
+
     @Test func moreSessionsThanOneCallTakesGoInFurtherCalls() async throws {
         try await withTwoJournaledApps { redis, first, _ in
             let count = JournalWriteBatch.maximumSessions + 1
