@@ -148,6 +148,14 @@ struct JournalBatchTests {
             #expect(journaled.replay.map(\.version) == Array((version - 4)...version), "each patch once, in order")
             #expect(journaled.snapshot["state"]?["searchText"] == "both")
 
+            // The products' refresh ends (a later version, written too) before the other application takes over.
+            #expect(
+                await eventually {
+                    guard let shown = try? await first.client.get("/v1/sessions/\(id)/products").json,
+                        shown["isRefreshing"] == false, let version = shown["version"]?.intValue
+                    else { return false }
+                    return (try? redis.journaled(id, "products"))?.version == version
+                })
             let before = try #require(try await first.client.get("/v1/sessions/\(id)").json)
             let taken = try await second.client.get("/v1/sessions/\(id)")
             #expect(taken.status == 200)
