@@ -1,6 +1,7 @@
 #include "CHiredisShims.h"
 
 #include <hiredis/adapters/libevent.h>
+#include <pthread.h>
 #include <string.h>
 
 _Static_assert(sizeof(long long) == 8, "vmhost assumes a 64-bit long long: Swift Int64");
@@ -13,6 +14,7 @@ static char vmh_queued_text[] = "QUEUED";
 static redisReply vmh_queued = {.type = REDIS_REPLY_STATUS, .str = vmh_queued_text, .len = 6};
 static redisReplyObjectFunctions *vmh_default_functions;
 static redisReplyObjectFunctions vmh_functions;
+static pthread_once_t vmh_functions_once = PTHREAD_ONCE_INIT;
 
 static void *vmh_create_string(const redisReadTask *task, char *text, size_t length) {
     if (task->parent == NULL && task->type == REDIS_REPLY_STATUS && length == 6 && memcmp(text, "QUEUED", 6) == 0) {
@@ -25,17 +27,27 @@ static void vmh_free_object(void *reply) {
     if (reply != &vmh_queued) vmh_default_functions->freeObject(reply);
 }
 
+// hiredis' own functions table (a reader's default), copied once with two of its functions wrapped. NB: once
+// for the process, whichever loop connects first (tests run several servers, each on its own thread).
+static void vmh_make_functions(void) {
+    redisReader *reader = redisReaderCreate();
+    if (reader == NULL) return;
+    vmh_default_functions = reader->fn;
+    redisReaderFree(reader);
+    if (vmh_default_functions == NULL) return;
+    vmh_functions = *vmh_default_functions;
+    vmh_functions.createString = vmh_create_string;
+    vmh_functions.freeObject = vmh_free_object;
+}
+
 redisAsyncContext *vmh_redis_connect(const char *ip, int port) {
     redisAsyncContext *context = redisAsyncConnect(ip, port);
-    if (context == NULL || context->err || context->c.reader == NULL || context->c.reader->fn == NULL) return context;
-    // NB: hiredis' functions table, copied once, with two of its functions wrapped (the loop thread only).
-    if (vmh_default_functions == NULL) {
-        vmh_default_functions = context->c.reader->fn;
-        vmh_functions = *vmh_default_functions;
-        vmh_functions.createString = vmh_create_string;
-        vmh_functions.freeObject = vmh_free_object;
+    if (context == NULL || context->err || context->c.reader == NULL) return context;
+    pthread_once(&vmh_functions_once, vmh_make_functions);
+    // NB: only when the reader uses hiredis' own table (the one wrapped), and the table was made.
+    if (vmh_default_functions != NULL && context->c.reader->fn == vmh_default_functions) {
+        context->c.reader->fn = &vmh_functions;
     }
-    context->c.reader->fn = &vmh_functions;
     return context;
 }
 
