@@ -168,20 +168,46 @@ struct JournalFormatTests {
         }
     }
 
+    /// A session on `app` with a search and products loaded and five commands after, written (each view model's
+    /// version journaled): what the format tests rewrite in an earlier release's layout. Returns its id and JSON.
+    static func writtenSession(
+        on app: TestApplication, _ redis: RedisServerProcess
+    ) async throws -> (id: String, json: JSONValue) {
+        let id = try await app.createSession()
+        try await JournalTakeoverTests.loadState(app, id)
+        try await type(app, id, count: 5, prefix: "kitten")
+        let json = try #require(try await app.client.get("/v1/sessions/\(id)").json)
+        for name in ["search", "products"] {
+            let version = try #require(json[name]?["version"]?.intValue)
+            #expect(await eventually { (try? redis.journaled(id, name))?.version == version })
+        }
+        return (id, json)
+    }
+
+    /// After a takeover by `app` of session `id` (search at `version`): a stream resumed three versions back
+    /// gets exactly those, and three commands continue the versions, written.
+    static func expectResumedAndContinued(
+        on app: TestApplication, _ redis: RedisServerProcess, _ id: String, from version: Int
+    ) async throws {
+        let stream = try await TestEventStream(
+            port: app.port, path: "/v1/sessions/\(id)/search/events", headers: [("Last-Event-ID", "\(version - 3)")])
+        for expected in (version - 2)...version {
+            #expect(try await stream.next()?.id == "\(expected)", "its ring replays")
+        }
+        try await type(app, id, count: 3, prefix: "after")
+        #expect(await eventually { (try? redis.journaled(id, "search"))?.state["searchText"] == "after 2" })
+        #expect(try await app.client.get("/v1/sessions/\(id)").json?["search"]?["version"]?.intValue == version + 3)
+    }
+
     /// A session as the release before epochs wrote it (`z` checkpoints, each delta in the hash's `d:NAME`, the
     /// lists without an epoch, no `e`) loads with the same state and replay, its keys moved to epoch 1 by the
     /// takeover (nothing left under the old names), and continues on the fast path.
     @Test func aRecordOfTheReleaseBeforeEpochsLoadsAndMovesToTheEpochsKeys() async throws {
         try await withTwoJournaledApps { redis, first, second in
-            let id = try await first.createSession()
-            try await JournalTakeoverTests.loadState(first, id)
-            try await Self.type(first, id, count: 5, prefix: "kitten")
-            let before = try #require(try await first.client.get("/v1/sessions/\(id)").json)
+            let (id, before) = try await Self.writtenSession(on: first, redis)
             let keys = JournalKeys(digest: SessionID.digest(id))
             #expect(try redis.epoch(id) == 1, "a session created here starts at epoch 1")
             for name in ["search", "products"] {
-                let version = try #require(before[name]?["version"]?.intValue)
-                #expect(await eventually { (try? redis.journaled(id, name))?.version == version })
                 let entry = try #require(try redis.bytes(["HGET", keys.hash, "vm:" + name]))
                 #expect(entry.first == JournalRecordCoding.checkpointTag)
             }
@@ -204,16 +230,7 @@ struct JournalFormatTests {
             }
             #expect(try redis.command(["EXISTS", keys.delta("search", epoch: 1)]) == ":1", "the delta has its key")
             let version = try #require(before["search"]?["version"]?.intValue)
-            let stream = try await TestEventStream(
-                port: second.port, path: "/v1/sessions/\(id)/search/events",
-                headers: [("Last-Event-ID", "\(version - 3)")])
-            for expected in (version - 2)...version {
-                #expect(try await stream.next()?.id == "\(expected)", "its ring replays")
-            }
-            try await Self.type(second, id, count: 3, prefix: "after")
-            #expect(await eventually { (try? redis.journaled(id, "search"))?.state["searchText"] == "after 2" })
-            #expect(
-                try await second.client.get("/v1/sessions/\(id)").json?["search"]?["version"]?.intValue == version + 3)
+            try await Self.expectResumedAndContinued(on: second, redis, id, from: version)
         }
     }
 
@@ -222,15 +239,8 @@ struct JournalFormatTests {
     /// takeover renames the delta key with the list, and commands continue in this format.
     @Test func aRecordOfTheReleaseBeforePendingEntriesLoads() async throws {
         try await withTwoJournaledApps { redis, first, second in
-            let id = try await first.createSession()
-            try await JournalTakeoverTests.loadState(first, id)
-            try await Self.type(first, id, count: 5, prefix: "kitten")
-            let before = try #require(try await first.client.get("/v1/sessions/\(id)").json)
+            let (id, before) = try await Self.writtenSession(on: first, redis)
             let keys = JournalKeys(digest: SessionID.digest(id))
-            for name in ["search", "products"] {
-                let version = try #require(before[name]?["version"]?.intValue)
-                #expect(await eventually { (try? redis.journaled(id, name))?.version == version })
-            }
             let snapshot = try #require(try redis.journaled(id, "search")?.snapshot)
             #expect(snapshot["state"]?["searchText"] == "kitten 4")
             let value = try #require(try redis.bytes(["GET", keys.delta("search", epoch: 1)]))
@@ -247,14 +257,7 @@ struct JournalFormatTests {
             #expect(taken.json == before, "the same state, versions included")
             #expect(try redis.epoch(id) == 2)
             let version = try #require(before["search"]?["version"]?.intValue)
-            let stream = try await TestEventStream(
-                port: second.port, path: "/v1/sessions/\(id)/search/events",
-                headers: [("Last-Event-ID", "\(version - 3)")])
-            for expected in (version - 2)...version {
-                #expect(try await stream.next()?.id == "\(expected)", "its ring replays")
-            }
-            try await Self.type(second, id, count: 3, prefix: "after")
-            #expect(await eventually { (try? redis.journaled(id, "search"))?.state["searchText"] == "after 2" })
+            try await Self.expectResumedAndContinued(on: second, redis, id, from: version)
             #expect(try redis.journaled(id, "search")?.snapshot["state"]?["searchText"] == "after 2")
             #expect(try redis.bytes(["HGET", keys.hash, "vm:search"])?.first == JournalRecordCoding.checkpointTag)
         }
