@@ -216,8 +216,7 @@ enum JournalRecordCoding {
     /// A view model's entry is a checkpoint (`x`…, or `y`… and `z`… of earlier releases) or a whole entry
     /// (`{"version","state","snapshot"}`, an earlier format, still read); the patches after the checkpoint's
     /// version in its replay list and then its delta key are applied to its state, and its delta, if any, to its
-    /// snapshot. The hash's `e` is the session's epoch (the
-    /// takeover's).
+    /// snapshot. The hash's `e` is the session's epoch (the takeover's).
     static func record(
         id: String, reply: RedisReply, viewModelNames: [String], compressor: JournalCompressor
     ) throws(Corrupt) -> SessionRecord {
