@@ -80,21 +80,16 @@ public struct JSONTextWriter: ~Copyable {
     public mutating func key(_ key: StaticString) {
         let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
         assert(name.allSatisfy(JSONWriter.isPlain), "a key that needs escaping: \(key)")
-        let comma = needsComma
+        separate(reserving: name.count + 3)
         needsComma = false
-        // NB: the comma, the quoted name and the colon with one capacity check (a snapshot has a key for each
-        // member, and the journal writes one per command: four puts cost ~90 instructions a key).
-        text.write(reserving: name.count + 4) { end in
-            var offset = 0
-            if comma {
-                end[0] = UInt8(ascii: ",")
-                offset = 1
-            }
-            end[offset] = UInt8(ascii: "\"")
-            if let base = name.baseAddress { (end + offset + 1).update(from: base, count: name.count) }
-            end[offset + 1 + name.count] = UInt8(ascii: "\"")
-            end[offset + 2 + name.count] = UInt8(ascii: ":")
-            return offset + 3 + name.count
+        // NB: the quoted name and the colon with one capacity check (a snapshot has a key for each member, and
+        // the journal writes one per command: a put each cost ~90 instructions a key).
+        text.write(reserving: name.count + 3) { end in
+            end[0] = UInt8(ascii: "\"")
+            if let base = name.baseAddress { (end + 1).update(from: base, count: name.count) }
+            end[1 + name.count] = UInt8(ascii: "\"")
+            end[2 + name.count] = UInt8(ascii: ":")
+            return 3 + name.count
         }
     }
 

@@ -540,12 +540,12 @@ public final class RedisJournal: SessionJournal {
         var index = 0
         for member in members {
             // NB: `RPUSHX` (and `LTRIM`) first, then `SET`.
-            let length = member.pushed ? replies[index].integer ?? 0 : 1
-            let written = replies[index + member.commands - 1] == .status("OK")
+            let pushedTo = member.pushed ? replies[index].integer ?? 0 : nil
+            let written = replies[index + member.commands - 1] == .status("OK") && (pushedTo ?? 1) > 0
             index += member.commands
-            if written, length > 0 {
-                if member.pushed {
-                    member.slot.journalListLength = member.trimmedTo > 0 ? member.trimmedTo : Int(length)
+            if written {
+                if let pushedTo {
+                    member.slot.journalListLength = member.trimmedTo > 0 ? member.trimmedTo : Int(pushedTo)
                 }
                 statistics.writes += 1
                 finishWrite(member.session, mode: .update, outcome: .written)

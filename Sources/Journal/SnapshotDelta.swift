@@ -61,45 +61,34 @@ enum SnapshotDelta {
         return (prefix * blockSize, suffix * blockSize)
     }
 
-    /// A delta as a write sends it: the snapshot's bytes between `prefix` and `suffix`, against the checkpoint
-    /// of `version`. NB: it points into the snapshot text being written (no copy of it); use it while that lives.
+    /// A delta as a write sends it, `VERSION PREFIX SUFFIX MIDDLE`: the checkpoint's version, the byte counts kept
+    /// from its snapshot's start and end, and the new snapshot's bytes between. NB: it points into the snapshot
+    /// text being written (no copy of it); use it while that lives.
     struct Field {
         let version: Int
         let prefix: Int
         let suffix: Int
         let snapshot: UnsafeBufferPointer<UInt8>
 
-        /// The bytes ``write(to:)`` writes.
+        /// The bytes ``write(to:)`` writes (announced before them).
         var byteCount: Int {
-            SnapshotDelta.byteCount(version: version, prefix: prefix, suffix: suffix, snapshotCount: snapshot.count)
+            DecimalDigits.count(of: version) + DecimalDigits.count(of: prefix) + DecimalDigits.count(of: suffix) + 3
+                + (snapshot.count - prefix - suffix)
         }
 
-        /// `VERSION PREFIX SUFFIX MIDDLE`.
+        /// Writes the field.
         func write(to text: inout ByteWriter) {
-            SnapshotDelta.append(version: version, prefix: prefix, suffix: suffix, of: snapshot, to: &text)
+            text.putDecimal(version)
+            text.put(0x20)
+            text.putDecimal(prefix)
+            text.put(0x20)
+            text.putDecimal(suffix)
+            text.put(0x20)
+            text.put(UnsafeBufferPointer(rebasing: snapshot[prefix..<(snapshot.count - suffix)]))
         }
     }
 
-    /// The byte count of the field ``append(version:prefix:suffix:of:to:)`` writes.
-    static func byteCount(version: Int, prefix: Int, suffix: Int, snapshotCount: Int) -> Int {
-        DecimalDigits.count(of: version) + DecimalDigits.count(of: prefix)
-            + DecimalDigits.count(of: suffix) + 3 + (snapshotCount - prefix - suffix)
-    }
-
-    /// `VERSION PREFIX SUFFIX MIDDLE`, the field a write sends.
-    static func append(
-        version: Int, prefix: Int, suffix: Int, of snapshot: UnsafeBufferPointer<UInt8>, to text: inout ByteWriter
-    ) {
-        text.putDecimal(version)
-        text.put(0x20)
-        text.putDecimal(prefix)
-        text.put(0x20)
-        text.putDecimal(suffix)
-        text.put(0x20)
-        text.put(UnsafeBufferPointer(rebasing: snapshot[prefix..<(snapshot.count - suffix)]))
-    }
-
-    /// The snapshot text that `field` (a ``append(version:prefix:suffix:of:to:)`` field) makes of `base`, the
+    /// The snapshot text that `field` (a ``Field``'s text) makes of `base`, the
     /// text of the checkpoint at `version`.
     static func apply(_ field: [UInt8], to base: [UInt8], version: Int) throws(Corrupt) -> [UInt8] {
         var numbers: [Int] = []

@@ -79,14 +79,13 @@ struct JournalCodingTests {
         let (prefix, suffix) = changed.withUnsafeBufferPointer { SnapshotDelta.common($0, mark) }
         #expect(prefix + suffix <= min(base.count, changed.count), "\(name)")
         var text = ByteWriter()
-        changed.withUnsafeBufferPointer {
-            SnapshotDelta.append(version: 7, prefix: prefix, suffix: suffix, of: $0, to: &text)
+        let announced = changed.withUnsafeBufferPointer { snapshot in
+            let delta = SnapshotDelta.Field(version: 7, prefix: prefix, suffix: suffix, snapshot: snapshot)
+            delta.write(to: &text)
+            return delta.byteCount
         }
         let field = text.bytes
-        #expect(
-            field.count
-                == SnapshotDelta.byteCount(version: 7, prefix: prefix, suffix: suffix, snapshotCount: changed.count),
-            "the length a write announces before the field")
+        #expect(field.count == announced, "the length a write announces before the field")
         #expect(try SnapshotDelta.apply(field, to: base, version: 7) == changed, "\(name)")
         if name == "edit in the middle" || name == "unchanged" {
             #expect(field.count < 200, "\(name): only the change is written (\(field.count) bytes)")
@@ -138,7 +137,7 @@ struct JournalCodingTests {
         let (prefix, suffix) = snapshotV5.withUnsafeBufferPointer { SnapshotDelta.common($0, markV3) }
         var deltaText = ByteWriter()
         snapshotV5.withUnsafeBufferPointer {
-            SnapshotDelta.append(version: 3, prefix: prefix, suffix: suffix, of: $0, to: &deltaText)
+            SnapshotDelta.Field(version: 3, prefix: prefix, suffix: suffix, snapshot: $0).write(to: &deltaText)
         }
         let delta = deltaText.bytes
 
