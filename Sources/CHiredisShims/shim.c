@@ -85,6 +85,13 @@ int vmh_redis_formatted_command(redisAsyncContext *context, void (*callback)(red
     return redisAsyncFormattedCommand(context, callback, privdata, command, length);
 }
 
+void vmh_redis_reserve(redisAsyncContext *context, size_t bytes) {
+    redisContext *c = &context->c;
+    if (c->obuf == NULL || sdsavail(c->obuf) >= bytes) return;
+    sds grown = sdsMakeRoomFor(c->obuf, bytes);
+    if (grown != NULL) c->obuf = grown;
+}
+
 void vmh_redis_write_now(redisAsyncContext *context) {
     redisAsyncHandleWrite(context);
 }

@@ -43,7 +43,7 @@ struct JournalWriteBatch: ~Copyable {
         var commands: Int { 1 + (pushed ? 1 : 0) + (trimmedTo > 0 ? 1 : 0) }
     }
 
-    /// The ordinary updates (``FastMember``): `SET … XX PX` alone, or `RPUSHX`, perhaps `LTRIM`, and `SET … PX`.
+    /// The ordinary updates (``FastMember``): `SET … XX KEEPTTL` alone, or `RPUSHX`, perhaps `LTRIM`, and `SET … PX`.
     var transaction = RedisTransaction(capacity: 4096)
     /// The sessions written by the transaction, in order.
     private(set) var fastMembers: [FastMember] = []

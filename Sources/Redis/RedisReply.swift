@@ -43,9 +43,9 @@ public enum RedisReply: Equatable, Sendable {
         let type = vmh_redis_reply_type(reply)
         switch type {
         case vmh_redis_reply_type_status:
-            self = .status(String(decoding: Self.copyBytes(reply), as: UTF8.self))
+            self = .status(Self.text(reply))
         case vmh_redis_reply_type_error:
-            self = .error(String(decoding: Self.copyBytes(reply), as: UTF8.self))
+            self = .error(Self.text(reply))
         case vmh_redis_reply_type_integer:
             self = .integer(Int64(vmh_redis_reply_integer(reply)))
         case vmh_redis_reply_type_string:
@@ -66,6 +66,14 @@ public enum RedisReply: Equatable, Sendable {
         default:
             return nil
         }
+    }
+
+    /// The text of a status or error reply, decoded where hiredis holds it. NB: no copy into an array first: an
+    /// `EXEC` answers `OK` for each command of a transaction, and a text that short is kept inside the `String`.
+    private static func text(_ reply: UnsafePointer<redisReply>) -> String {
+        let length = vmh_redis_reply_length(reply)
+        guard length > 0, let start = vmh_redis_reply_string(reply) else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: start, count: length), as: UTF8.self)
     }
 
     private static func copyBytes(_ reply: UnsafePointer<redisReply>) -> [UInt8] {

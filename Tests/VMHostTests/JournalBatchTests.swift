@@ -81,6 +81,10 @@ struct JournalBatchTests {
             let journaled = try redis.journaled(kept, "search")
             #expect(journaled?.state["searchText"] == "fast 2")
             #expect(journaled?.snapshot["state"]?["searchText"] == "fast 2")
+            // `KEEPTTL`: the delta key keeps the expiry it was created with (never a key that lives forever).
+            let deltaKey = JournalKeys(digest: SessionID.digest(kept)).delta("search", epoch: 1)
+            let deltaExpiry = try #require(try redis.reply(["PTTL", deltaKey]).integer)
+            #expect(deltaExpiry > 0 && deltaExpiry <= 30 * 60 * 1000, "PTTL \(deltaExpiry) ms")
             // Past what the delta key holds, a write pushes its patches to the list.
             let pending = RedisJournal.maximumPendingEntries
             try await JournalFormatTests.type(first, kept, count: pending, prefix: "more")

@@ -45,6 +45,12 @@ int vmh_redis_set_disconnect_callback(redisAsyncContext *context,
 int vmh_redis_formatted_command(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
                                 void *privdata, const char *command, size_t length);
 
+/// Makes room for `bytes` more in the context's output buffer at once, so that the commands queued next are
+/// copied in without the buffer growing on the way (hiredis empties it after each complete write and grows it
+/// again, a `realloc` at each doubling). Nothing happens when there is room, or when memory is short (the
+/// commands then grow it as usual).
+void vmh_redis_reserve(redisAsyncContext *context, size_t bytes);
+
 /// Writes the commands queued so far to the socket now (`redisAsyncHandleWrite`, what the write event would do
 /// on the loop's next turn); what the socket does not take waits for the write event as before. On a write
 /// error hiredis disconnects: the disconnect callback runs before this returns.
