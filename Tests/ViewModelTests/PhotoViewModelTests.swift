@@ -445,12 +445,8 @@ struct PhotoViewModelTests {
 
     // MARK: Snapshot
 
-    /// A view model's snapshot as the journal reads it back from Redis: its text, parsed.
-    func snapshot(of viewModel: some HostedViewModel) throws -> JSONValue {
-        try JSONParser.parse(viewModel.snapshotText)
-    }
-
-    @Test func aLoadedPhotoRestoresEqual() async throws {
+    @Test(arguments: SnapshotForm.allCases)
+    func aLoadedPhotoRestoresEqual(form: SnapshotForm) async throws {
         var detail = photoDetail("1")
         detail.takenAt = nil
         detail.views = nil
@@ -464,7 +460,7 @@ struct PhotoViewModelTests {
         let other = FakeFlickrService()
         let restored = PhotoViewModel(service: other)
         let restoredStore = ViewModelTestStore(restored, service: other)
-        try await restoredStore.send({ try restored.restore(snapshot(of: viewModel)) }) { $0 = store.state }
+        try await restoredStore.send({ try restored.restore(form.snapshot(of: viewModel)) }) { $0 = store.state }
         #expect(restored.state == viewModel.state)
         #expect(restored.stateJSON == viewModel.stateJSON)
         #expect(!restored.isBusy)
@@ -473,10 +469,11 @@ struct PhotoViewModelTests {
         await store.finish()
     }
 
-    @Test func theInitialStateAndFailuresRestoreEqual() async throws {
+    @Test(arguments: SnapshotForm.allCases)
+    func theInitialStateAndFailuresRestoreEqual(form: SnapshotForm) async throws {
         let initial = PhotoViewModel(service: FakeFlickrService())
         let initialStore = ViewModelTestStore(initial)
-        try await initialStore.sendWithoutChange { try initial.restore(snapshot(of: viewModel)) }
+        try await initialStore.sendWithoutChange { try initial.restore(form.snapshot(of: viewModel)) }
         #expect(initial.state == PhotoState())
         await initialStore.finish()
 
@@ -492,13 +489,14 @@ struct PhotoViewModelTests {
             photoId: "1", detail: .failed(Self.notFound, previous: nil), comments: .loaded([]),
             lastError: Self.notFound
         )
-        try await restoredStore.send({ try restored.restore(snapshot(of: viewModel)) }) { $0 = failed }
+        try await restoredStore.send({ try restored.restore(form.snapshot(of: viewModel)) }) { $0 = failed }
         #expect(restored.state == failed)
         await restoredStore.finish()
         await store.finish()
     }
 
-    @Test func loadsInFlightRunAgainWhereTheyAreRestored() async throws {
+    @Test(arguments: SnapshotForm.allCases)
+    func loadsInFlightRunAgainWhereTheyAreRestored(form: SnapshotForm) async throws {
         await openAndLoad("1")
         let error = UpstreamError(kind: .network, message: "timed out")
         await store.send({ viewModel.open(photoID: "1") }) {
@@ -509,7 +507,7 @@ struct PhotoViewModelTests {
             $0.comments = .failed(error, previous: photoComments("1"))
             $0.lastError = error
         }
-        let snapshot = try snapshot(of: viewModel)
+        let snapshot = try form.snapshot(of: viewModel)
 
         let other = FakeFlickrService()
         let restored = PhotoViewModel(service: other)
@@ -543,9 +541,10 @@ struct PhotoViewModelTests {
         await store.finish()
     }
 
-    @Test func bothLoadsInFlightRunAgainAndARestoreCancelsWhatRan() async throws {
+    @Test(arguments: SnapshotForm.allCases)
+    func bothLoadsInFlightRunAgainAndARestoreCancelsWhatRan(form: SnapshotForm) async throws {
         await store.send({ viewModel.open(photoID: "2") }) { $0 = loading("2") }
-        let snapshot = try snapshot(of: viewModel)
+        let snapshot = try form.snapshot(of: viewModel)
 
         let other = FakeFlickrService()
         let restored = PhotoViewModel(service: other)

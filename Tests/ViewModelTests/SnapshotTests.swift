@@ -10,12 +10,8 @@ import VMHostTesting
 @LoopActor
 @Suite("View model snapshots")
 struct SnapshotTests {
-    /// A view model's snapshot as the journal reads it back from Redis: its text, parsed.
-    func snapshot(of viewModel: some HostedViewModel) throws -> JSONValue {
-        try JSONParser.parse(viewModel.snapshotText)
-    }
-
-    @Test func aLoadedSearchWithRecentSearchesAndMetadataRestoresEqual() async throws {
+    @Test(arguments: SnapshotForm.allCases)
+    func aLoadedSearchWithRecentSearchesAndMetadataRestoresEqual(form: SnapshotForm) async throws {
         let service = FakeFlickrService()
         let original = SearchViewModel(service: service, clock: TestClock().clock)
         try original.execute(text: "kittens")
@@ -27,12 +23,15 @@ struct SnapshotTests {
         await service.answer(.favorites(firstPhoto), with: .success(.count(7)))
         await service.answer(.comments(firstPhoto), with: .success(.count(2)))
         #expect(original.state.results.value?.photos.first?.favorites == 7)
+        #expect(
+            try SnapshotForm.stateAndExtras.snapshot(of: original) == SnapshotForm.snapshotText.snapshot(of: original),
+            "the state's JSON and the extras make the snapshot itself (thumbnails included)")
 
         let other = FakeFlickrService()
         let clock = TestClock()
         let restored = SearchViewModel(service: other, clock: clock.clock)
         let store = ViewModelTestStore(restored, clock: clock, service: other)
-        try await store.send({ try restored.restore(snapshot(of: original)) }) { $0 = original.state }
+        try await store.send({ try restored.restore(form.snapshot(of: original)) }) { $0 = original.state }
         #expect(restored.state == original.state)
         #expect(restored.state.json == original.state.json)
         #expect(!restored.isBusy)
@@ -40,10 +39,11 @@ struct SnapshotTests {
         await store.finish()
     }
 
-    @Test func aPendingAutomaticSearchIsScheduledAgainWhereItIsRestored() async throws {
+    @Test(arguments: SnapshotForm.allCases)
+    func aPendingAutomaticSearchIsScheduledAgainWhereItIsRestored(form: SnapshotForm) async throws {
         let original = SearchViewModel(service: FakeFlickrService(), clock: TestClock().clock)
         original.setText("kittens", autoSearch: true)
-        let snapshot = try snapshot(of: original)
+        let snapshot = try form.snapshot(of: original)
         original.shutdown()
 
         let other = FakeFlickrService()
@@ -73,13 +73,14 @@ struct SnapshotTests {
         await store.finish()
     }
 
-    @Test func aSearchInFlightRunsAgainWhereItIsRestored() async throws {
+    @Test(arguments: SnapshotForm.allCases)
+    func aSearchInFlightRunsAgainWhereItIsRestored(form: SnapshotForm) async throws {
         let service = FakeFlickrService()
         let original = SearchViewModel(service: service, clock: TestClock().clock)
         try original.execute(text: "kittens")
         await service.answer(.search("kittens", 1), with: .success(.page(photoPage(text: "kittens", page: 1))))
         try original.loadMore()
-        let snapshot = try snapshot(of: original)
+        let snapshot = try form.snapshot(of: original)
 
         let other = FakeFlickrService()
         let clock = TestClock()
@@ -107,7 +108,8 @@ struct SnapshotTests {
         await store.finish()
     }
 
-    @Test func aProductListRestoresAndAnInterruptedLoadRunsAgain() async throws {
+    @Test(arguments: SnapshotForm.allCases)
+    func aProductListRestoresAndAnInterruptedLoadRunsAgain(form: SnapshotForm) async throws {
         let service = FakeProductService()
         let original = ProductListViewModel(service: service)
         original.refresh()
@@ -119,7 +121,7 @@ struct SnapshotTests {
         let store = ViewModelTestStore(restored, service: other)
         // The restored state shows the list the load started on, then that load starts again.
         let page1 = ProductList(items: products(0..<20), page: 1, hasMore: true)
-        try await store.send({ try restored.restore(snapshot(of: original)) }) { $0.list = .loaded(page1) }
+        try await store.send({ try restored.restore(form.snapshot(of: original)) }) { $0.list = .loaded(page1) }
         store.receive { $0.list = .loading(.nextPage(2), previous: page1) }
         #expect(restored.state == original.state)
         #expect(other.pendingPages == [2])
@@ -133,7 +135,8 @@ struct SnapshotTests {
         await store.finish()
     }
 
-    @Test func failuresAndErrorsSurviveASnapshot() async throws {
+    @Test(arguments: SnapshotForm.allCases)
+    func failuresAndErrorsSurviveASnapshot(form: SnapshotForm) async throws {
         let service = FakeProductService()
         let original = ProductListViewModel(service: service)
         original.refresh()
@@ -141,9 +144,84 @@ struct SnapshotTests {
         let other = FakeProductService()
         let restored = ProductListViewModel(service: other)
         let store = ViewModelTestStore(restored, service: other)
-        try await store.send({ try restored.restore(snapshot(of: original)) }) { $0 = original.state }
+        try await store.send({ try restored.restore(form.snapshot(of: original)) }) { $0 = original.state }
         #expect(restored.state == original.state)
         #expect(restored.state.lastError?.status == 503)
+        await store.finish()
+    }
+
+    /// The extras change with what the state's JSON does not show (a pending automatic search, a load's request),
+    /// not with what it does: typing changes the state alone, so the journal writes only its patches.
+    @Test func typingChangesTheStateButNotTheExtras() async throws {
+        let service = FakeFlickrService()
+        let clock = TestClock()
+        let viewModel = SearchViewModel(service: service, clock: clock.clock)
+        let store = ViewModelTestStore(viewModel, clock: clock, service: service)
+        let initial = viewModel.extrasText
+        await store.send({ viewModel.setText("kit") }) { $0.searchText = "kit" }
+        #expect(viewModel.extrasText == initial)
+        await store.send({ viewModel.setText("kitten", autoSearch: true) }) { $0.searchText = "kitten" }
+        let pending = viewModel.extrasText
+        #expect(pending != initial, "an automatic search is pending")
+        await store.send({ viewModel.setText("kittens", autoSearch: true) }) { $0.searchText = "kittens" }
+        #expect(viewModel.extrasText == pending, "still one pending")
+        try await store.send({ try viewModel.execute(text: "kittens") }) {
+            $0.results = .loading(SearchRequest(text: "kittens", page: 1), previous: nil)
+        }
+        let extras = try JSONParser.parse(viewModel.extrasText)
+        #expect(
+            extras == [
+                "results": [
+                    "hasValue": false, "error": nil, "status": "loading", "request": ["text": "kittens", "page": 1],
+                ],
+                "debouncePending": false,
+            ])
+        await store.send({ viewModel.shutdown() }) { $0.results = .idle }
+        await store.finish()
+    }
+
+    @Test(arguments: [
+        ("null", #"{"results": {"hasValue": false, "error": null, "status": "idle"}, "debouncePending": false}"#),
+        (
+            #"{"searchText": "a"}"#,
+            #"{"results": {"hasValue": false, "error": null, "status": "idle"}, "debouncePending": false}"#
+        ),
+        (
+            #"{"searchText": "a", "results": {"status": "idle", "value": null, "error": null}, "recentSearches": [], "lastError": null}"#,
+            "null"
+        ),
+        (
+            #"{"searchText": "a", "results": {"status": "idle", "value": null, "error": null}, "recentSearches": [], "lastError": null}"#,
+            #"{"results": {}, "debouncePending": false}"#
+        ),
+        (
+            #"{"searchText": "a", "results": {"status": "loaded", "value": null, "error": null}, "recentSearches": [], "lastError": null}"#,
+            #"{"results": {"hasValue": true, "error": null, "status": "loaded"}, "debouncePending": false}"#
+        ),
+        (
+            #"{"searchText": "a", "results": {"status": "loaded", "value": {"photos": [{"id": "1"}]}, "error": null}, "recentSearches": [], "lastError": null}"#,
+            #"{"results": {"hasValue": true, "error": null, "status": "loaded"}, "debouncePending": false}"#
+        ),
+        (
+            #"{"searchText": "a", "results": {"status": "idle", "value": null, "error": null}, "recentSearches": [], "lastError": null}"#,
+            #"{"results": {"hasValue": false, "error": null, "status": "idle"}}"#
+        ),
+        (
+            #"{"searchText": "a", "results": {"status": "idle", "value": null, "error": null}, "recentSearches": [], "lastError": null}"#,
+            #"{"results": {"hasValue": false, "error": null, "status": "weird"}, "debouncePending": false}"#
+        ),
+    ])
+    func wrongStatesOrExtrasAreErrorsAndChangeNothing(state: String, extras: String) async throws {
+        let clock = TestClock()
+        let viewModel = SearchViewModel(service: FakeFlickrService(), clock: clock.clock)
+        let store = ViewModelTestStore(viewModel, clock: clock)
+        await store.send({ viewModel.setText("kept") }) { $0.searchText = "kept" }
+        await store.sendWithoutChange {
+            #expect(throws: SnapshotError.self) {
+                try viewModel.restore(state: JSONParser.parse(state), extras: JSONParser.parse(extras))
+            }
+        }
+        #expect(viewModel.state == SearchState(searchText: "kept"))
         await store.finish()
     }
 

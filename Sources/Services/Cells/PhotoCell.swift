@@ -32,6 +32,15 @@ public struct PhotoCell: Sendable {
     /// The 75 px square thumbnail (used by recent searches).
     public var thumbnailUrl: String { images.url(id: id, size: .square75) }
 
+    /// The thumbnail of the photo whose 240 px image is at `url`, for a cell rebuilt from the API's JSON (which
+    /// has no thumbnail): Flickr's two URLs differ only by their size suffix (`_m.jpg`, `_s.jpg`); a URL of
+    /// another form stands for its own thumbnail.
+    public static func thumbnailURL(forImageURL url: String) -> String {
+        let small = "_\(FlickrImageSize.small240.rawValue).jpg"
+        guard url.hasSuffix(small) else { return url }
+        return url.dropLast(small.utf8.count) + "_\(FlickrImageSize.square75.rawValue).jpg"
+    }
+
     /// The API's PhotoCell object (without the thumbnail, which only recent searches show).
     public var json: JSONValue {
         [

@@ -43,6 +43,16 @@ public protocol HostedViewModel: AnyObject, SendableMetatype {
     /// - Throws: ``SnapshotError`` when the snapshot is not one this view model wrote.
     func restore(_ snapshot: JSONValue) throws(SnapshotError)
 
+    /// Writes what continuing needs beyond the state's JSON (``stateJSON``): what was in flight, the status
+    /// and failure of each load, and what the JSON shows only in part. The journal keeps these "extras" beside
+    /// the log of the state's patches, and writes them only when they change: most commands change the state
+    /// alone. NB: small, and written as text: the journal writes them on every change to compare.
+    func writeExtras(to json: inout JSONTextWriter)
+    /// The snapshot (``writeSnapshot(to:)``'s JSON) of the view model whose state's JSON was `state` (with or
+    /// without `version`) and whose extras (``writeExtras(to:)``) were `extras`.
+    /// - Throws: ``SnapshotError`` when either is not one this view model wrote.
+    static func snapshot(state: JSONValue, extras: JSONValue) throws(SnapshotError) -> JSONValue
+
     /// Cancels all work; the session is going away.
     func shutdown()
 }
@@ -56,6 +66,19 @@ extension HostedViewModel {
         var json = JSONTextWriter()
         writeSnapshot(to: &json)
         return json.take()
+    }
+
+    /// The text of ``writeExtras(to:)`` on its own.
+    public var extrasText: [UInt8] {
+        var json = JSONTextWriter()
+        writeExtras(to: &json)
+        return json.take()
+    }
+
+    /// Continues from the state's JSON and the extras (``writeExtras(to:)``) of this or another process, as
+    /// ``restore(_:)`` does from the snapshot they make (``snapshot(state:extras:)``).
+    public func restore(state: JSONValue, extras: JSONValue) throws(SnapshotError) {
+        try restore(Self.snapshot(state: state, extras: extras))
     }
 }
 

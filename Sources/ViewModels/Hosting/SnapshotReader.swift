@@ -135,6 +135,62 @@ extension Loadable {
         json.string(status)
     }
 
+    /// The journal's extras of a load (``HostedViewModel/writeExtras(to:)``): its snapshot form
+    /// (``writeSnapshot(to:value:request:)``) without the value, which the state's JSON shows, and with whether
+    /// there is one: `{"hasValue", "error", "status", "request"}`. NB: no payload bound but the request: binding
+    /// one copied the whole `Loadable`.
+    package func writeExtras(
+        to json: inout JSONTextWriter, request writeRequest: (Request, inout JSONTextWriter) -> Void
+    ) {
+        json.openObject()
+        switch self {
+        case .idle:
+            Self.writeExtraMembers(hasValue: false, error: nil, status: "idle", to: &json)
+        case .loading(let request, .some):
+            Self.writeExtraMembers(hasValue: true, error: nil, status: "loading", to: &json)
+            json.key("request")
+            writeRequest(request, &json)
+        case .loading(let request, .none):
+            Self.writeExtraMembers(hasValue: false, error: nil, status: "loading", to: &json)
+            json.key("request")
+            writeRequest(request, &json)
+        case .loaded:
+            Self.writeExtraMembers(hasValue: true, error: nil, status: "loaded", to: &json)
+        case .failed(let error, .some):
+            Self.writeExtraMembers(hasValue: true, error: error, status: "failed", to: &json)
+        case .failed(let error, .none):
+            Self.writeExtraMembers(hasValue: false, error: error, status: "failed", to: &json)
+        }
+        json.closeObject()
+    }
+
+    private static func writeExtraMembers(
+        hasValue: Bool, error: UpstreamError?, status: String, to json: inout JSONTextWriter
+    ) {
+        json.key("hasValue")
+        json.bool(hasValue)
+        json.key("error")
+        if let error { json.value(error.json) } else { json.null() }
+        json.key("status")
+        json.string(status)
+    }
+
+    /// The snapshot form (``writeSnapshot(to:value:request:)``'s JSON) of the load whose extras are `extras`
+    /// (``writeExtras(to:request:)``) and whose value, in its snapshot form, is `value` (nil: the state shows none).
+    package static func snapshot(extras: JSONValue, value: JSONValue?) throws(SnapshotError) -> JSONValue {
+        guard var members = extras.objectValue, let hasValue = members["hasValue"]?.boolValue else {
+            throw SnapshotError("a load's extras are not an object with hasValue")
+        }
+        members["hasValue"] = nil
+        if hasValue {
+            guard let value else { throw SnapshotError("a load's extras have a value that the state does not show") }
+            members["value"] = value
+        } else {
+            members["value"] = .null
+        }
+        return .object(members)
+    }
+
     /// Reads ``writeSnapshot(to:value:request:)``.
     package init(
         snapshot reader: SnapshotReader, value readValue: (SnapshotReader) throws(SnapshotError) -> Value,

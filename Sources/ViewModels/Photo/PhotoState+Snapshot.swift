@@ -83,3 +83,33 @@ extension PhotoState {
         )
     }
 }
+
+// The journal's extras of the photo screen (the photo of each load in flight, with each load's status and
+// failure) and the snapshot rebuilt from the JSON and the extras.
+
+extension PhotoState {
+    /// The extras of both loads: `{"detail", "comments"}`.
+    func writeExtras(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("detail")
+        detail.writeExtras(to: &json) { Self.writeRequest($0, to: &$1) }
+        json.key("comments")
+        comments.writeExtras(to: &json) { Self.writeRequest($0, to: &$1) }
+        json.closeObject()
+    }
+
+    /// The snapshot form (``writeSnapshot(to:)``'s JSON) of the state whose API JSON is `json`, with the extras
+    /// `extras` (``writeExtras(to:)``).
+    static func snapshot(json: SnapshotReader, extras: SnapshotReader) throws(SnapshotError) -> JSONValue {
+        let detail = try json.object("detail").value("value")
+        let comments = try json.object("comments").value("value")
+        return [
+            "photoId": json.value("photoId"),
+            "detail": try Loadable<PhotoDetail, String>.snapshot(
+                extras: extras.value("detail"), value: detail.isNull ? nil : detail),
+            "comments": try Loadable<[PhotoComment], String>.snapshot(
+                extras: extras.value("comments"), value: comments.isNull ? nil : ["list": comments]),
+            "lastError": json.value("lastError"),
+        ]
+    }
+}

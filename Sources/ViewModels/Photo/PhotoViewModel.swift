@@ -85,6 +85,18 @@ public final class PhotoViewModel {
         json.closeObject()
     }
 
+    /// Each load's status, failure and photo in flight.
+    public func writeExtras(to json: inout JSONTextWriter) {
+        state.writeExtras(to: &json)
+    }
+
+    public static func snapshot(state: JSONValue, extras: JSONValue) throws(SnapshotError) -> JSONValue {
+        [
+            "state": try PhotoState.snapshot(
+                json: SnapshotReader(state, path: "state"), extras: SnapshotReader(extras, path: "extras"))
+        ]
+    }
+
     /// Continues a snapshot: a load that was in flight there runs again here.
     public func restore(_ snapshot: JSONValue) throws(SnapshotError) {
         let restored = try PhotoState(snapshot: SnapshotReader(snapshot).object("state"))

@@ -76,3 +76,25 @@ extension ProductListState {
         )
     }
 }
+
+// The journal's extras of the product list (the status, failure and request of its load, and whether it has a
+// list at all: the JSON shows an empty one for none) and the snapshot rebuilt from the JSON and the extras.
+
+extension ProductListState {
+    /// The extras of the list's load.
+    func writeListExtras(to json: inout JSONTextWriter) {
+        list.writeExtras(to: &json) { $0.writeSnapshot(to: &$1) }
+    }
+
+    /// The snapshot form (``writeSnapshot(to:)``'s JSON) of the state whose API JSON is `json`, with the list's
+    /// extras `listExtras`.
+    static func snapshot(json: SnapshotReader, listExtras: JSONValue) throws(SnapshotError) -> JSONValue {
+        let value: JSONValue = [
+            "items": json.value("items"), "page": json.value("page"), "hasMore": json.value("hasMore"),
+        ]
+        return [
+            "list": try Loadable<ProductList, PageRequest>.snapshot(extras: listExtras, value: value),
+            "lastError": json.value("lastError"),
+        ]
+    }
+}

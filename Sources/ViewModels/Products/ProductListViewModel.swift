@@ -77,6 +77,22 @@ public final class ProductListViewModel {
         json.closeObject()
     }
 
+    /// The list's status, failure and request, and whether there is a list.
+    public func writeExtras(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("list")
+        state.writeListExtras(to: &json)
+        json.closeObject()
+    }
+
+    public static func snapshot(state: JSONValue, extras: JSONValue) throws(SnapshotError) -> JSONValue {
+        [
+            "state": try ProductListState.snapshot(
+                json: SnapshotReader(state, path: "state"),
+                listExtras: SnapshotReader(extras, path: "extras").value("list"))
+        ]
+    }
+
     /// Continues a snapshot: a load that was in flight runs again, from the list it was started on.
     public func restore(_ snapshot: JSONValue) throws(SnapshotError) {
         var restored = try ProductListState(snapshot: SnapshotReader(snapshot).object("state"))

@@ -123,3 +123,47 @@ extension SearchState {
         )
     }
 }
+
+// The journal's extras of the search screen (what its JSON leaves out: the status, failure and request of the
+// results' load) and the snapshot rebuilt from the JSON and the extras.
+
+extension SearchResults {
+    /// The snapshot form of results whose API JSON is `value`: the photos get their thumbnails back.
+    static func snapshot(json value: JSONValue) throws(SnapshotError) -> JSONValue {
+        guard var members = value.objectValue, let photos = members["photos"]?.arrayValue else {
+            throw SnapshotError("results.value has no photos")
+        }
+        var cells: [JSONValue] = []
+        cells.reserveCapacity(photos.count)
+        for photo in photos {
+            guard var cell = photo.objectValue, let url = cell["url"]?.stringValue else {
+                throw SnapshotError("a photo of results.value has no url")
+            }
+            cell["thumbnailUrl"] = .string(PhotoCell.thumbnailURL(forImageURL: url))
+            cells.append(.object(cell))
+        }
+        members["photos"] = .array(cells)
+        return .object(members)
+    }
+}
+
+extension SearchState {
+    /// The extras of the results' load.
+    func writeResultsExtras(to json: inout JSONTextWriter) {
+        results.writeExtras(to: &json) { $0.writeSnapshot(to: &$1) }
+    }
+
+    /// The snapshot form (``writeSnapshot(to:)``'s JSON) of the state whose API JSON is `json`, with the results'
+    /// extras `resultsExtras`.
+    static func snapshot(json: SnapshotReader, resultsExtras: JSONValue) throws(SnapshotError) -> JSONValue {
+        let results = try json.object("results")
+        let value = results.value("value")
+        return [
+            "searchText": .string(try json.string("searchText")),
+            "results": try Loadable<SearchResults, SearchRequest>.snapshot(
+                extras: resultsExtras, value: value.isNull ? nil : try SearchResults.snapshot(json: value)),
+            "recentSearches": json.value("recentSearches"),
+            "lastError": json.value("lastError"),
+        ]
+    }
+}

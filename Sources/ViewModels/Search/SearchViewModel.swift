@@ -147,6 +147,25 @@ public final class SearchViewModel {
         json.closeObject()
     }
 
+    /// The results' status, failure and request, and whether an automatic search is pending.
+    public func writeExtras(to json: inout JSONTextWriter) {
+        json.openObject()
+        json.key("results")
+        state.writeResultsExtras(to: &json)
+        json.key("debouncePending")
+        json.bool(debounce != nil)
+        json.closeObject()
+    }
+
+    public static func snapshot(state: JSONValue, extras: JSONValue) throws(SnapshotError) -> JSONValue {
+        let extras = try SnapshotReader(extras, path: "extras")
+        return [
+            "state": try SearchState.snapshot(
+                json: SnapshotReader(state, path: "state"), resultsExtras: extras.value("results")),
+            "debouncePending": .bool(try extras.bool("debouncePending")),
+        ]
+    }
+
     /// Continues a snapshot: a search that was in flight runs again (from the results it was started on),
     /// a pending automatic search is scheduled again, and metadata shown counts as loaded.
     public func restore(_ snapshot: JSONValue) throws(SnapshotError) {
