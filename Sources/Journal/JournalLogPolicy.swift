@@ -6,7 +6,7 @@ import Sessions
 struct JournalLogPolicy: Sendable, Equatable {
     /// A view model that logged more patches than this since its checkpoint gets a new one.
     var checkpointPatches = 32
-    /// …or more bytes than this (the patches since the checkpoint and the current snapshot delta).
+    /// …or more bytes than this (the patches since the checkpoint and the current extras).
     var checkpointBytes = 4096
 
     /// Whether the write of a view model needs a checkpoint, and if not, the mark to keep.
@@ -16,16 +16,16 @@ struct JournalLogPolicy: Sendable, Equatable {
     ///   - latest: the version this write carries.
     ///   - newPatches: how many patches this write carries (fewer than `latest - previous` is a gap).
     ///   - newBytes: their bytes.
-    ///   - deltaBytes: the bytes of the snapshot delta against `mark`.
+    ///   - extrasBytes: the bytes of the view model's extras (the delta key holds them once they changed).
     /// - Returns: nil when a checkpoint is due, else the mark with this write counted.
-    func markAfterDelta(
-        _ mark: JournalMark?, previous: Int, latest: Int, newPatches: Int, newBytes: Int, deltaBytes: Int
+    func markAfterWrite(
+        _ mark: JournalMark?, previous: Int, latest: Int, newPatches: Int, newBytes: Int, extrasBytes: Int
     ) -> JournalMark? {
         guard var mark, mark.version <= previous, newPatches == latest - previous else { return nil }
         mark.patches += newPatches
         mark.bytes += newBytes
-        // NB: the delta replaces the previous one: only the current one counts.
-        guard mark.patches <= checkpointPatches, mark.bytes + deltaBytes <= checkpointBytes else { return nil }
+        // NB: the extras replace the previous ones: only the current ones count.
+        guard mark.patches <= checkpointPatches, mark.bytes + extrasBytes <= checkpointBytes else { return nil }
         return mark
     }
 }

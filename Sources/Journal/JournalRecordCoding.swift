@@ -13,17 +13,21 @@ enum JournalRecordCoding {
 
     // MARK: Writing
 
-    /// The first byte of a compressed checkpoint (an entry of the earlier format starts with `{`). NB: `x`, not
-    /// the `y` of the release before the delta key held patches, nor the `z` of the releases before epochs:
-    /// either would load this record without the patches its delta key holds (or, before epochs, without its
-    /// log), an older state; an unknown tag makes the record unreadable to them, so they treat the session as
-    /// missing instead (``JournalScript``).
-    static let checkpointTag = UInt8(ascii: "x")
-    /// The first byte of a compressed checkpoint written by the releases before (`y`: epochs, the delta key
-    /// with the delta alone; `z`: before epochs, the delta in the hash), the same encoding, still read.
-    static let earlierCheckpointTags: [UInt8] = [UInt8(ascii: "y"), UInt8(ascii: "z")]
-    /// The first byte of a delta key's value that holds patches of the log before the snapshot delta
-    /// (``appendDeltaKeyValue(pending:count:delta:to:)``); a delta alone starts with its checkpoint's version.
+    /// The first byte of a compressed checkpoint (an entry of the earlier format starts with `{`). NB: `w`, not
+    /// the `x`, `y` or `z` of earlier releases, whose checkpoints hold the whole snapshot rather than the extras:
+    /// an unknown tag makes this release's records unreadable to them, so they treat the session as missing
+    /// instead of reading extras as a snapshot (``JournalScript``).
+    static let checkpointTag = UInt8(ascii: "w")
+    /// The first byte of a compressed checkpoint written by earlier releases, with the whole snapshot where this
+    /// release's hold the extras (`x`: patches in the delta key with the snapshot delta; `y`: epochs, the delta
+    /// key with the delta alone; `z`: before epochs, the delta in the hash), the same encoding, still read.
+    static let earlierCheckpointTags: [UInt8] = [UInt8(ascii: "x"), UInt8(ascii: "y"), UInt8(ascii: "z")]
+    /// The first byte of a delta key's value that holds extras (``appendExtras(_:to:)``), this release's: a value
+    /// of an earlier release starts with `p` (``pendingEntriesTag``) or a digit (a snapshot delta).
+    static let extrasTag = UInt8(ascii: "e")
+    /// The first byte of a delta key's value, written by the release before this one, that holds patches of the
+    /// log before the snapshot delta (``deltaKeyValue(_:compressor:)``); a delta alone starts with its
+    /// checkpoint's version.
     static let pendingEntriesTag = UInt8(ascii: "p")
     /// The first byte of a compressed patch (a plain one starts with `[`).
     static let compressedPatchTag = UInt8(ascii: "z")
@@ -33,23 +37,23 @@ enum JournalRecordCoding {
     /// Checkpoints from this size on are deflated; smaller ones are stored (still raw deflate, uncompressed).
     static let compressedCheckpointBytes = 1024
 
-    /// A checkpoint: `y` then the raw deflate of `VERSION STATE_BYTES STATE SNAPSHOT` (decimal version and
-    /// state byte count, a space after each, the state's JSON text with `version`, the snapshot's JSON text).
-    /// NB: the snapshot is kept as its exact text, which ``SnapshotDelta`` fields splice.
+    /// A checkpoint: `w` then the raw deflate of `VERSION STATE_BYTES STATE EXTRAS` (decimal version and state
+    /// byte count, a space after each, the state's JSON text with `version`, the extras' JSON text).
     static func appendCheckpoint(
-        version: Int, stateBytes: [UInt8], snapshot: [UInt8], scratch: inout [UInt8],
+        version: Int, stateBytes: [UInt8], extras: [UInt8], scratch: inout [UInt8],
         compressor: JournalCompressor, to command: inout RedisArguments
     ) {
         command.appendArgument { text in
             writeCheckpoint(
-                version: version, stateBytes: stateBytes, snapshot: snapshot, scratch: &scratch,
+                tag: checkpointTag, version: version, stateBytes: stateBytes, rest: extras, scratch: &scratch,
                 compressor: compressor, into: &text)
         }
     }
 
-    /// The same, into `text`.
+    /// The same, into `text`, with `tag` and `rest` after the state: the extras (`w`), or the snapshot's text
+    /// (the ``earlierCheckpointTags``, which tests write).
     static func writeCheckpoint(
-        version: Int, stateBytes: [UInt8], snapshot: [UInt8], scratch: inout [UInt8],
+        tag: UInt8, version: Int, stateBytes: [UInt8], rest: [UInt8], scratch: inout [UInt8],
         compressor: JournalCompressor, into text: inout ByteWriter
     ) {
         scratch.removeAll(keepingCapacity: true)
@@ -58,8 +62,8 @@ enum JournalRecordCoding {
         scratch.append(contentsOf: String(stateBytes.count).utf8)
         scratch.append(0x20)
         scratch.append(contentsOf: stateBytes)
-        scratch.append(contentsOf: snapshot)
-        var bytes = [checkpointTag]
+        scratch.append(contentsOf: rest)
+        var bytes = [tag]
         scratch.withUnsafeBytes { input in
             // NB: a small checkpoint (a view model with nothing loaded) goes as stored blocks: deflating it
             // cost ~60k instructions (callgrind) to save ~250 bytes, on the write of every 32nd command.
@@ -72,16 +76,24 @@ enum JournalRecordCoding {
         text.put(bytes)
     }
 
-    /// The checkpoint ``appendCheckpoint(version:stateBytes:snapshot:scratch:compressor:to:)`` writes, as bytes.
+    /// The checkpoint ``writeCheckpoint(tag:version:stateBytes:rest:scratch:compressor:into:)`` writes, as bytes.
     static func checkpoint(
-        version: Int, stateBytes: [UInt8], snapshot: [UInt8], compressor: JournalCompressor
+        tag: UInt8 = checkpointTag, version: Int, stateBytes: [UInt8], rest: [UInt8], compressor: JournalCompressor
     ) -> [UInt8] {
         var text = ByteWriter()
         var scratch: [UInt8] = []
         writeCheckpoint(
-            version: version, stateBytes: stateBytes, snapshot: snapshot, scratch: &scratch, compressor: compressor,
-            into: &text)
+            tag: tag, version: version, stateBytes: stateBytes, rest: rest, scratch: &scratch,
+            compressor: compressor, into: &text)
         return text.bytes
+    }
+
+    /// A view model's delta key holding its extras: `e` then their text (``extrasTag``).
+    static func appendExtras(_ extras: [UInt8], to command: inout RedisArguments) {
+        command.appendArgument(length: 1 + extras.count) { text in
+            text.put(extrasTag)
+            text.put(extras)
+        }
     }
 
     /// `"VERSION PATCH"`; a patch of ``compressedPatchBytes`` or more as `z` and its raw deflate.
@@ -115,28 +127,10 @@ enum JournalRecordCoding {
         }
     }
 
-    /// A view model's delta key: its snapshot delta (``SnapshotDelta``) alone, or, when it holds the newest
-    /// `count` entries of the log too, `p`, their count, a space, the entries as Redis bulk strings
-    /// (`$LENGTH\r\nENTRY\r\n`, as `pending` has them encoded for a push), then the delta.
-    /// NB: the patches ride with the delta so that an ordinary write is one `SET` (`XX`, fenced by the key's
-    /// epoch name) most of the time; a later write moves them to the list with its `RPUSHX`.
-    static func appendDeltaKeyValue(
-        pending: [UInt8], count: Int, delta: SnapshotDelta.Field, to command: inout RedisArguments
-    ) {
-        let header = count > 0 ? 2 + DecimalDigits.count(of: count) + pending.count : 0
-        command.appendArgument(length: header + delta.byteCount) { text in
-            if count > 0 {
-                text.put(pendingEntriesTag)
-                text.putDecimal(count)
-                text.put(0x20)
-                text.put(pending)
-            }
-            delta.write(to: &text)
-        }
-    }
-
-    /// The entries and the snapshot delta of a delta key's value (``appendDeltaKeyValue(pending:count:delta:to:)``
-    /// or the delta alone; empty: neither).
+    /// The entries and the snapshot delta of a delta key's value as the release before this one wrote it with an
+    /// `x` checkpoint: `p`, the count of the log's newest entries it holds, a space, those entries as Redis bulk
+    /// strings (`$LENGTH\r\nENTRY\r\n`), then the snapshot delta (``SnapshotDelta``); or the delta alone (`y`, `z`);
+    /// empty: neither.
     static func deltaKeyValue(
         _ value: [UInt8], compressor: JournalCompressor
     ) throws(Corrupt) -> (entries: [(version: Int, patch: [UInt8])], delta: [UInt8]?) {
@@ -213,10 +207,11 @@ enum JournalRecordCoding {
 
     /// The record from the takeover script's reply: `{hash, key order, keys, replay lists…, delta keys…}`.
     ///
-    /// A view model's entry is a checkpoint (`x`…, or `y`… and `z`… of earlier releases) or a whole entry
+    /// A view model's entry is a checkpoint (`w`…, or `x`…, `y`… and `z`… of earlier releases) or a whole entry
     /// (`{"version","state","snapshot"}`, an earlier format, still read); the patches after the checkpoint's
-    /// version in its replay list and then its delta key are applied to its state, and its delta, if any, to its
-    /// snapshot. The hash's `e` is the session's epoch (the takeover's).
+    /// version in its replay list (and, for `x`, then in its delta key) are applied to its state. Its delta key
+    /// holds its extras when they changed since a `w` checkpoint, or an earlier release's snapshot delta. The
+    /// hash's `e` is the session's epoch (the takeover's).
     static func record(
         id: String, reply: RedisReply, viewModelNames: [String], compressor: JournalCompressor
     ) throws(Corrupt) -> SessionRecord {
@@ -233,10 +228,9 @@ enum JournalRecordCoding {
             guard let value = parts[3 + count + index].bytes else {
                 throw Corrupt(description: "d:\(name) is not a string")
             }
-            let (pending, delta) = try deltaKeyValue(value, compressor: compressor)
-            let replay = try replay(parts[3 + index], compressor: compressor) + pending
             viewModels[name] = try viewModel(
-                name: name, entry: bytes, delta: delta, replay: replay, compressor: compressor)
+                name: name, entry: bytes, deltaKey: value, list: replay(parts[3 + index], compressor: compressor),
+                compressor: compressor)
         }
         let order = try list(parts[1])
         let answers = try pairs(parts[2])
@@ -253,16 +247,30 @@ enum JournalRecordCoding {
             id: id, viewModels: viewModels, idempotency: idempotency, owner: owner, journalEpoch: epoch)
     }
 
-    /// One view model from its entry, the snapshot delta and its replay list (decoded, oldest first).
+    /// One view model from its entry, the value of its delta key (empty for none) and its replay list (decoded,
+    /// oldest first).
     static func viewModel(
-        name: String, entry: [UInt8], delta: [UInt8]?, replay: [(version: Int, patch: [UInt8])],
+        name: String, entry: [UInt8], deltaKey value: [UInt8], list: [(version: Int, patch: [UInt8])],
         compressor: JournalCompressor
     ) throws(Corrupt) -> SessionRecord.ViewModel {
-        let checkpoint: Checkpoint
-        if let tag = entry.first, tag == checkpointTag || earlierCheckpointTags.contains(tag) {
-            checkpoint = try Self.checkpoint(name: name, entry: entry, delta: delta, compressor: compressor)
+        var checkpoint: Checkpoint
+        var replay = list
+        if entry.first == checkpointTag {
+            checkpoint = try Self.checkpoint(name: name, entry: entry, delta: nil, compressor: compressor)
+            if !value.isEmpty {
+                guard value.first == extrasTag else {
+                    throw Corrupt(description: "d:\(name) holds no extras where its checkpoint needs them")
+                }
+                checkpoint.continuation = .extras(try parse(value[1...], "d:\(name)"))
+            }
         } else {
-            checkpoint = try wholeEntry(name: name, entry: entry)
+            let (pending, delta) = try deltaKeyValue(value, compressor: compressor)
+            replay += pending
+            if let tag = entry.first, earlierCheckpointTags.contains(tag) {
+                checkpoint = try Self.checkpoint(name: name, entry: entry, delta: delta, compressor: compressor)
+            } else {
+                checkpoint = try wholeEntry(name: name, entry: entry)
+            }
         }
         // The log: every patch after the checkpoint, in order, applied to its state.
         var state = checkpoint.state
@@ -281,16 +289,26 @@ enum JournalRecordCoding {
         guard state["version"]?.intValue == version, state.objectValue != nil else {
             throw Corrupt(description: "vm:\(name): the state is not the one of version \(version)")
         }
-        return SessionRecord.ViewModel(version: version, state: state, snapshot: checkpoint.snapshot, replay: replay)
+        return SessionRecord.ViewModel(
+            version: version, state: state, continuation: checkpoint.continuation, replay: replay)
     }
 
     private struct Checkpoint {
         var version: Int
         var state: JSONValue
-        var snapshot: JSONValue
+        var continuation: SessionRecord.ViewModel.Continuation
     }
 
-    /// A compressed checkpoint, its snapshot spliced with `delta`.
+    private static func parse(_ text: ArraySlice<UInt8>, _ what: String) throws(Corrupt) -> JSONValue {
+        do {
+            return try JSONParser.parse(text)
+        } catch {
+            throw Corrupt(description: "\(what) is not JSON: \(error)")
+        }
+    }
+
+    /// A compressed checkpoint: its state, and its extras (`w`) or its snapshot spliced with `delta` (earlier
+    /// releases').
     private static func checkpoint(
         name: String, entry: [UInt8], delta: [UInt8]?, compressor: JournalCompressor
     ) throws(Corrupt) -> Checkpoint {
@@ -314,6 +332,11 @@ enum JournalRecordCoding {
             throw Corrupt(description: "vm:\(name): a checkpoint with a wrong header")
         }
         let stateEnd = start + numbers[1]
+        let state = try parse(payload[start..<stateEnd], "vm:\(name)'s state")
+        if entry.first == checkpointTag {
+            let extras = try parse(payload[stateEnd...], "vm:\(name)'s extras")
+            return Checkpoint(version: version, state: state, continuation: .extras(extras))
+        }
         var snapshotText = Array(payload[stateEnd...])
         if let delta {
             do {
@@ -322,13 +345,8 @@ enum JournalRecordCoding {
                 throw Corrupt(description: "d:\(name): \(error)")
             }
         }
-        do {
-            let state = try JSONParser.parse(payload[start..<stateEnd])
-            let snapshot = try JSONParser.parse(snapshotText)
-            return Checkpoint(version: version, state: state, snapshot: snapshot)
-        } catch {
-            throw Corrupt(description: "vm:\(name): a checkpoint that is not JSON: \(error)")
-        }
+        let snapshot = try parse(snapshotText[...], "vm:\(name)'s snapshot")
+        return Checkpoint(version: version, state: state, continuation: .snapshot(snapshot))
     }
 
     /// An entry of the earlier format: `{"version","state","snapshot"}`, the whole view model at its version.
@@ -344,7 +362,7 @@ enum JournalRecordCoding {
         else { throw Corrupt(description: "vm:\(name) lacks version, state or snapshot") }
         // NB: entries of the earlier format carry `version` in their state; one without gets the entry's.
         if fields["version"] == nil { fields["version"] = .int(version) }
-        return Checkpoint(version: version, state: .object(fields), snapshot: snapshot)
+        return Checkpoint(version: version, state: .object(fields), continuation: .snapshot(snapshot))
     }
 
     private static func list(_ reply: RedisReply) throws(Corrupt) -> [[UInt8]] {

@@ -35,15 +35,15 @@ struct JournalWriteBatch: ~Copyable {
     struct FastMember {
         let session: Session
         let slot: ViewModelSlot
-        /// Whether it pushed patches to the list (`RPUSHX`, first), else only set the delta key.
-        let pushed: Bool
         /// The entries a `LTRIM` after the push cut the list back to (0: none sent).
         let trimmedTo: Int
-        /// The transaction's commands it sent: `RPUSHX` and `LTRIM` if any, then the delta key's `SET`.
-        var commands: Int { 1 + (pushed ? 1 : 0) + (trimmedTo > 0 ? 1 : 0) }
+        /// Whether it set the delta key to the view model's extras (they changed).
+        let setsExtras: Bool
+        /// The transaction's commands it sent: `RPUSHX`, then `LTRIM` and the delta key's `SET` if any.
+        var commands: Int { 1 + (trimmedTo > 0 ? 1 : 0) + (setsExtras ? 1 : 0) }
     }
 
-    /// The ordinary updates (``FastMember``): `SET … XX KEEPTTL` alone, or `RPUSHX`, perhaps `LTRIM`, and `SET … PX`.
+    /// The ordinary updates (``FastMember``): `RPUSHX`, perhaps `LTRIM`, perhaps `SET … PX` of the extras.
     var transaction = RedisTransaction(capacity: 4096)
     /// The sessions written by the transaction, in order.
     private(set) var fastMembers: [FastMember] = []

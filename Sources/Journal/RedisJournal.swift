@@ -60,22 +60,14 @@ public final class RedisJournal: SessionJournal {
     private let previousOnStateChange: (@LoopActor (RedisClientState) -> Void)?
     private var lastTouch: ContinuousClock.Instant
     private var scriptHashes: [JournalScript: String] = [:]
-    /// The writer each view model's snapshot is written with before it is copied into a write (kept: one
-    /// buffer for all writes).
-    private var snapshotWriter = JSONTextWriter()
+    /// The writer each view model's extras are written with before they are compared with those last written
+    /// (kept: one buffer for all writes).
+    private var extrasWriter = JSONTextWriter()
     /// The buffer a checkpoint is built in before it is compressed (kept: one buffer for all writes).
     private var checkpointScratch: [UInt8] = []
-    /// A fast write's new entries, encoded once for the delta key's value and the view model's pending ones (kept:
-    /// one buffer for all writes).
-    private var newEntries = RedisArguments(capacity: 1024)
-    /// `PX` and the keys' expiry, encoded once: a delta key set after a push gets the session's whole idle timeout.
+    /// `PX` and the keys' expiry, encoded once: a delta key set by a fast write gets the session's whole idle
+    /// timeout.
     private let encodedExpiry: [UInt8]
-    /// `XX KEEPTTL`, encoded once: an ordinary update's `SET` keeps the delta key's expiry, as `RPUSHX` and `HSET`
-    /// keep the other keys' (the expiry refresh, ``touchActiveSessions()``, renews them all). NB: not `PX`: Redis
-    /// rewrites a relative expiry into an absolute one for its replicas and log, which cost ~0.3 µs a `SET`
-    /// (`INFO commandstats`, redis-benchmark: 0.47–0.77 µs against 0.22–0.32 with `KEEPTTL`).
-    private static let encodedExistingKeepingExpiry = RedisCommand([Array("XX".utf8), Array("KEEPTTL".utf8)])
-        .encodedArguments
     /// Compresses checkpoints and large patches, inflates them on a takeover.
     private let compressor = JournalCompressor()
     /// When a view model's write is a checkpoint: what a reader applies, and what Redis holds beyond the
@@ -391,57 +383,36 @@ public final class RedisJournal: SessionJournal {
         full || slot.channel.latestVersion > slot.journaledVersion
     }
 
-    /// The fast path: an ordinary update of one view model (new patches and its snapshot delta, no checkpoint
-    /// due, no idempotency answers, its list known to exist) as plain commands in the batch's transaction. Most
-    /// are one command, `SET delta … XX KEEPTTL`: the delta key holds the snapshot's delta and the newest patches
-    /// of the log (up to ``maximumPendingEntries`` and ``maximumPendingBytes``), which the next write that does
-    /// not fit them moves to the list, `RPUSHX list …` (and `LTRIM` once the list holds a sixteenth more than it
-    /// keeps), with a `SET` of the delta alone. No script: the keys are named by the session's epoch, so a
-    /// process that lost the session writes nothing (`XX` sets only a key that exists, `RPUSHX` pushes only onto
-    /// a list that does; the takeover renamed both) and learns it from their replies; it then writes in full
-    /// through the script, which checks the owner. False (nothing appended, nothing changed) when the write is
-    /// not one: the script takes it.
+    /// The fast path: an ordinary update of one view model (new patches, no checkpoint due, no idempotency
+    /// answers, its list known to exist) as plain commands in the batch's transaction: `RPUSHX list …` (and
+    /// `LTRIM` once the list holds a sixteenth more than it keeps), and, only when the view model's extras changed
+    /// since they were last written, `SET delta e… PX ttl`. Most commands change the state alone: one `RPUSHX`.
+    /// No script: the keys are named by the session's epoch, so a process that lost the session writes nothing
+    /// (`RPUSHX` pushes only onto a list that exists; the takeover renamed it; a `SET` behind a push that pushed
+    /// nothing lands under the old epoch's name, which nobody reads, and expires) and learns it from the reply; it
+    /// then writes in full through the script, which checks the owner. False (nothing appended, nothing changed)
+    /// when the write is not one: the script takes it.
     /// NB: what Redis spent on such a write through the script was ~5 to 7 µs, mostly Lua's (its arguments and
-    /// each `redis.call`); as `SET` and `RPUSHX`, ~3 µs; as mostly one `SET`, ~2 µs (docs/performance.md, issue
-    /// 26's sixth and seventh stops).
+    /// each `redis.call`); as `SET` and `RPUSHX`, ~3 µs; as mostly one `SET`, ~2 µs; as one `RPUSHX`, ~1.6 µs
+    /// (docs/performance.md, issue 26's sixth to eighth stops). And no snapshot: writing it and finding its
+    /// delta cost ~6k instructions a command with an empty search, more with a loaded one.
     private func appendFast(_ session: Session, _ slot: ViewModelSlot, to batch: inout JournalWriteBatch) -> Bool {
-        snapshotWriter.removeAll()
-        slot.model.writeSnapshot(to: &snapshotWriter)
+        extrasWriter.removeAll()
+        slot.model.writeExtras(to: &extrasWriter)
         let previous = slot.journaledVersion
-        // NB: the snapshot read where it was written: no copy of it per write.
-        let member = snapshotWriter.withBytes { (snapshot) -> JournalWriteBatch.FastMember? in
-            let plan = plan(slot, snapshot: snapshot, previous: previous, full: false)
-            guard let delta = plan.delta, let mark = plan.mark, plan.keep > 0, plan.newlyHeld > 0,
-                plan.newlyHeld <= plan.keep
-            else { return nil }
+        let member = extrasWriter.withBytes { (extras) -> JournalWriteBatch.FastMember? in
+            let plan = plan(slot, extrasBytes: extras.count, previous: previous, full: false)
+            guard let mark = plan.mark, plan.keep > 0, plan.newlyHeld > 0, plan.newlyHeld <= plan.keep else {
+                return nil
+            }
             slot.journalMark = mark
             let keys = JournalKeys.splitFirst(viewModelKeys(of: slot, in: session))
-            newEntries.removeAll()
-            appendNewEntries(of: slot, after: previous, skipping: 0, to: &newEntries)
-            let pending = slot.journalPendingCount + plan.newlyHeld
-            if slot.journalHasDeltaKey, pending <= Self.maximumPendingEntries,
-                slot.journalPendingEntries.count + newEntries.byteCount <= Self.maximumPendingBytes
-            {
-                newEntries.withEncoded { slot.journalPendingEntries.append(contentsOf: $0) }
-                slot.journalPendingCount = pending
-                batch.transaction.append(argumentCount: 5) { command in
-                    command.append(encoded: Self.encodedSet, count: 1)
-                    command.append(encoded: keys.rest, count: 1)
-                    JournalRecordCoding.appendDeltaKeyValue(
-                        pending: slot.journalPendingEntries, count: pending, delta: delta, to: &command)
-                    command.append(encoded: Self.encodedExistingKeepingExpiry, count: 2)
-                }
-                return JournalWriteBatch.FastMember(session: session, slot: slot, pushed: false, trimmedTo: 0)
-            }
-            batch.transaction.append(argumentCount: 2 + pending) { command in
+            batch.transaction.append(argumentCount: 2 + plan.newlyHeld) { command in
                 command.append(encoded: Self.encodedPushToExisting, count: 1)
                 command.append(encoded: keys.first, count: 1)
-                command.append(encoded: slot.journalPendingEntries, count: slot.journalPendingCount)
-                command.append(newEntries)
+                appendNewEntries(of: slot, after: previous, skipping: 0, to: &command)
             }
-            slot.journalPendingEntries.removeAll(keepingCapacity: true)
-            slot.journalPendingCount = 0
-            let length = slot.journalListLength + pending
+            let length = slot.journalListLength + plan.newlyHeld
             let trimmedTo = length > plan.keep + plan.keep / 16 ? plan.keep : 0
             if trimmedTo > 0 {
                 batch.transaction.append(argumentCount: 4) { command in
@@ -451,14 +422,18 @@ public final class RedisJournal: SessionJournal {
                     command.append(-1)
                 }
             }
-            batch.transaction.append(argumentCount: 5) { command in
-                command.append(encoded: Self.encodedSet, count: 1)
-                command.append(encoded: keys.rest, count: 1)
-                JournalRecordCoding.appendDeltaKeyValue(pending: [], count: 0, delta: delta, to: &command)
-                command.append(encoded: encodedExpiry, count: 2)
+            let setsExtras = !slot.journalExtras.elementsEqual(extras)
+            if setsExtras {
+                slot.journalExtras = Array(extras)
+                batch.transaction.append(argumentCount: 5) { command in
+                    command.append(encoded: Self.encodedSet, count: 1)
+                    command.append(encoded: keys.rest, count: 1)
+                    JournalRecordCoding.appendExtras(slot.journalExtras, to: &command)
+                    command.append(encoded: encodedExpiry, count: 2)
+                }
             }
-            slot.journalHasDeltaKey = true
-            return JournalWriteBatch.FastMember(session: session, slot: slot, pushed: true, trimmedTo: trimmedTo)
+            return JournalWriteBatch.FastMember(
+                session: session, slot: slot, trimmedTo: trimmedTo, setsExtras: setsExtras)
         }
         guard let member else { return false }
         session.isBeingJournaled = true
@@ -467,14 +442,7 @@ public final class RedisJournal: SessionJournal {
         return true
     }
 
-    /// The most patches a view model's delta key holds before a write moves them to its list: each write
-    /// sends them again, so a write costs one command (`SET`) most of the time and what it sends stays small.
-    nonisolated static let maximumPendingEntries = 8
-    /// …and the most bytes of them.
-    nonisolated static let maximumPendingBytes = 1024
-
-    /// The fast path's constant arguments, encoded once: `SET`, `RPUSHX` (and ``encodedExpiry``,
-    /// ``encodedExistingWithExpiry``).
+    /// The fast path's constant arguments, encoded once: `SET`, `RPUSHX` (and ``encodedExpiry``).
     private static let encodedSet = RedisCommand([Array("SET".utf8)]).encodedArguments
     private static let encodedPushToExisting = RedisCommand([Array("RPUSHX".utf8)]).encodedArguments
 
@@ -542,49 +510,42 @@ public final class RedisJournal: SessionJournal {
         onWriteLatency?(client.clock.now - started)
         var index = 0
         for member in members {
-            // NB: `RPUSHX` (and `LTRIM`) first, then `SET`.
-            let pushedTo = member.pushed ? replies[index].integer ?? 0 : nil
-            let written = replies[index + member.commands - 1] == .status("OK") && (pushedTo ?? 1) > 0
+            // NB: `RPUSHX` first, then `LTRIM` and `SET` if sent.
+            let pushedTo = replies[index].integer ?? 0
+            let written = pushedTo > 0 && (!member.setsExtras || replies[index + member.commands - 1] == .status("OK"))
             index += member.commands
             if written {
-                if let pushedTo {
-                    member.slot.journalListLength = member.trimmedTo > 0 ? member.trimmedTo : Int(pushedTo)
-                }
+                member.slot.journalListLength = member.trimmedTo > 0 ? member.trimmedTo : Int(pushedTo)
                 statistics.writes += 1
                 finishWrite(member.session, mode: .update, outcome: .written)
             } else {
-                // NB: the key or the list was gone (taken over, or lost by Redis): `SET … XX` and `RPUSHX` wrote
-                // nothing; a `SET` behind a `RPUSHX` that pushed nothing went to a key nobody reads (an old
-                // epoch's), which expires. The full write next rewrites them or finds the other owner.
+                // NB: the list was gone (taken over, or lost by Redis): `RPUSHX` pushed nothing; a `SET` behind it
+                // went to a key nobody reads (an old epoch's), which expires. The full write next rewrites them or
+                // finds the other owner.
                 member.slot.journalListLength = 0
                 finishWrite(member.session, mode: .update, outcome: .missing)
             }
         }
     }
 
-    /// What one view model's write carries (``plan(_:snapshot:previous:full:)``).
+    /// What one view model's write carries (``plan(_:extrasBytes:previous:full:)``).
     private struct ViewModelPlan {
-        /// The snapshot's delta against the checkpoint, or nil: a checkpoint. NB: it points into the snapshot
-        /// being written: used while that lives.
-        var delta: SnapshotDelta.Field?
-        /// The view model's mark once this delta is written (nil with a checkpoint: made when it is written).
+        /// The view model's mark once this write is made, or nil: the write is a checkpoint (its mark is made
+        /// when it is written).
         var mark: JournalMark?
         /// The versions held since the last write (all of them when `full`).
         var newlyHeld: Int
-        /// The entries the list (with the delta key's) keeps: the replay ring as the channel will hold it once
-        /// these versions are committed (the newest patches within its count and byte bounds), and every patch
-        /// since the checkpoint.
+        /// The entries the list keeps: the replay ring as the channel will hold it once these versions are
+        /// committed (the newest patches within its count and byte bounds), and every patch since the checkpoint.
         var keep: Int
     }
 
-    /// Decides one view model's write. A checkpoint (its state and snapshot, compressed) is written by a full
+    /// Decides one view model's write. A checkpoint (its state and extras, compressed) is written by a full
     /// write, on the first write of a view model this process has no checkpoint of, when the versions since the
     /// last one are not all in this write, and when what was logged since it exceeds the ``JournalLogPolicy``'s
-    /// patches or bytes; every other write sends only the new patches and the part of the snapshot that
-    /// changed since.
-    private func plan(
-        _ slot: ViewModelSlot, snapshot: UnsafeBufferPointer<UInt8>, previous: Int, full: Bool
-    ) -> ViewModelPlan {
+    /// patches or bytes (`extrasBytes` counted: the delta key holds them); every other write sends only the new
+    /// patches, and the extras when they changed.
+    private func plan(_ slot: ViewModelSlot, extrasBytes: Int, previous: Int, full: Bool) -> ViewModelPlan {
         let channel = slot.channel
         let held = channel.heldVersions
         let latest = channel.latestVersion
@@ -595,18 +556,11 @@ public final class RedisJournal: SessionJournal {
             newlyHeld += 1
             newBytes += entry.patch.count
         }
-        var delta: SnapshotDelta.Field?
         var counted: JournalMark?
         if !full, let mark = slot.journalMark {
-            let common = SnapshotDelta.common(snapshot, mark)
-            if let mark = logPolicy.markAfterDelta(
+            counted = logPolicy.markAfterWrite(
                 mark, previous: previous, latest: latest, newPatches: newlyHeld, newBytes: newBytes,
-                deltaBytes: snapshot.count - common.prefix - common.suffix)
-            {
-                delta = SnapshotDelta.Field(
-                    version: mark.version, prefix: common.prefix, suffix: common.suffix, snapshot: snapshot)
-                counted = mark
-            }
+                extrasBytes: extrasBytes)
         }
         var ring = ReplayRingCount(capacity: channel.replayCapacity, byteLimit: channel.replayByteLimit)
         for entry in held.reversed() where full || entry.version > previous { ring.add(entry.patch.count) }
@@ -620,7 +574,7 @@ public final class RedisJournal: SessionJournal {
             while index >= 0, ring.add(committed[index].patch.count) { index -= 1 }
         }
         let sinceCheckpoint = latest - (counted?.version ?? latest)
-        return ViewModelPlan(delta: delta, mark: counted, newlyHeld: newlyHeld, keep: max(ring.count, sinceCheckpoint))
+        return ViewModelPlan(mark: counted, newlyHeld: newlyHeld, keep: max(ring.count, sinceCheckpoint))
     }
 
     /// Appends the entries of `slot`'s versions after `previous` but the first `skip`.
@@ -638,64 +592,50 @@ public final class RedisJournal: SessionJournal {
         }
     }
 
-    /// Appends one view model's part of a script write: name, checkpoint or snapshot delta, the entries its list
-    /// keeps, and the patches to push (those its delta key held, then its new ones; all of its ring for a `full`
+    /// Appends one view model's part of a script write: name, checkpoint (with the extras) or the extras for the
+    /// delta key, the entries its list keeps, and the patches to push (its new ones; all of its ring for a `full`
     /// write).
     private func appendViewModel(
         _ slot: ViewModelSlot, previous: Int, full: Bool, to command: inout RedisArguments
     ) {
-        snapshotWriter.removeAll()
-        slot.model.writeSnapshot(to: &snapshotWriter)
-        // NB: the snapshot read where it was written: no copy of it per write.
-        snapshotWriter.withBytes { snapshot in
-            appendViewModel(slot, snapshot: snapshot, previous: previous, full: full, to: &command)
-        }
-    }
-
-    private func appendViewModel(
-        _ slot: ViewModelSlot, snapshot: UnsafeBufferPointer<UInt8>, previous: Int, full: Bool,
-        to command: inout RedisArguments
-    ) {
+        extrasWriter.removeAll()
+        slot.model.writeExtras(to: &extrasWriter)
+        let extras = extrasWriter.withBytes { Array($0) }
         let channel = slot.channel
         let latest = channel.latestVersion
-        let plan = plan(slot, snapshot: snapshot, previous: previous, full: full)
+        let plan = plan(slot, extrasBytes: extras.count, previous: previous, full: full)
         command.append(slot.name)
-        if let delta = plan.delta, let mark = plan.mark {
+        if let mark = plan.mark {
             command.append("")
-            JournalRecordCoding.appendDeltaKeyValue(pending: [], count: 0, delta: delta, to: &command)
+            JournalRecordCoding.appendExtras(extras, to: &command)
             slot.journalMark = mark
         } else {
             let stateBytes = channel.heldVersions.last?.stateBytes ?? channel.stateBytes
             JournalRecordCoding.appendCheckpoint(
-                version: latest, stateBytes: stateBytes, snapshot: Array(snapshot), scratch: &checkpointScratch,
+                version: latest, stateBytes: stateBytes, extras: extras, scratch: &checkpointScratch,
                 compressor: compressor, to: &command)
             command.append("")
-            slot.journalMark = SnapshotDelta.mark(version: latest, snapshot: snapshot)
+            slot.journalMark = JournalMark(version: latest)
         }
-        // The script sets the delta key to the delta (its patches go to the list) or deletes it (a checkpoint).
-        slot.journalHasDeltaKey = plan.delta != nil
+        // The script sets the delta key to the extras, or deletes it (a checkpoint holds them).
+        slot.journalExtras = extras
         let keep = plan.keep
         command.append(keep)
-        // NB: only the patches the list keeps are sent; those the delta key held go first, when nothing newer is
-        // left out (the list stays without a hole).
+        // NB: only the patches the list keeps are sent.
         let replayed = full ? channel.replayedPatches : []
         let newSent = min(plan.newlyHeld, keep)
         let oldSent = min(replayed.count, keep - newSent)
-        let pendingSent = full || keep == 0 || newSent < plan.newlyHeld ? 0 : slot.journalPendingCount
-        command.append(pendingSent + oldSent + newSent)
+        command.append(oldSent + newSent)
         for (version, patch) in replayed.suffix(oldSent) {
             JournalRecordCoding.appendReplayEntry(version: version, patch: patch, compressor: compressor, to: &command)
         }
-        if pendingSent > 0 { command.append(encoded: slot.journalPendingEntries, count: pendingSent) }
-        slot.journalPendingEntries.removeAll(keepingCapacity: true)
-        slot.journalPendingCount = 0
         appendNewEntries(
             of: slot, after: full ? Int.min : previous, skipping: plan.newlyHeld - newSent, to: &command)
         // What the list holds once written: exactly what a full write sent; at most a sixteenth more than it
         // keeps after an update (the script trims past that), or nothing when it keeps none.
         if full || keep == 0 {
             slot.journalListLength = full ? oldSent + newSent : 0
-        } else if pendingSent + oldSent + newSent > 0 {
+        } else if oldSent + newSent > 0 {
             slot.journalListLength = keep + keep / 16
         }
     }

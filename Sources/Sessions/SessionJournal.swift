@@ -55,18 +55,30 @@ public struct SessionRecord: Sendable {
     public struct ViewModel: Sendable {
         /// The version of ``state``.
         public var version: Int
-        /// The API state at that version, without `version`.
+        /// The API state at that version, with `version`.
         public var state: JSONValue
-        /// The view model's snapshot (``HostedViewModel/snapshot()``).
-        public var snapshot: JSONValue
+        /// What the view model continues from besides ``state``.
+        public var continuation: Continuation
         /// The newest patches, oldest first, ending at ``version``.
         public var replay: [(version: Int, patch: [UInt8])]
 
+        /// What a view model continues from: its extras with its state (this release's records), or its whole
+        /// snapshot (earlier releases').
+        public enum Continuation: Sendable, Equatable {
+            /// The view model's extras (``HostedViewModel/writeExtras(to:)``), which make its snapshot with
+            /// ``ViewModel/state`` (``HostedViewModel/snapshot(state:extras:)``).
+            case extras(JSONValue)
+            /// The view model's snapshot (``HostedViewModel/writeSnapshot(to:)``).
+            case snapshot(JSONValue)
+        }
+
         /// Creates an entry.
-        public init(version: Int, state: JSONValue, snapshot: JSONValue, replay: [(version: Int, patch: [UInt8])]) {
+        public init(
+            version: Int, state: JSONValue, continuation: Continuation, replay: [(version: Int, patch: [UInt8])]
+        ) {
             self.version = version
             self.state = state
-            self.snapshot = snapshot
+            self.continuation = continuation
             self.replay = replay
         }
     }

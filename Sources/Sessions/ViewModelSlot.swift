@@ -28,14 +28,9 @@ public final class ViewModelSlot {
     public var journalListLength = 0
     /// The journal's checkpoint of this view model (nil: none known to this process, so its next write is one).
     public var journalMark: JournalMark?
-    /// Whether this view model's delta key exists under the session's epoch as the journal last wrote it (kept
-    /// by the journal).
-    public var journalHasDeltaKey = false
-    /// The newest entries of this view model's log that its delta key holds rather than its list, as the
-    /// journal sends them (Redis bulk strings), and their count (kept by the journal: each write sends them
-    /// again until one moves them to the list).
-    public var journalPendingEntries: [UInt8] = []
-    public var journalPendingCount = 0
+    /// The text of this view model's extras (``HostedViewModel/writeExtras(to:)``) as the journal last wrote
+    /// them (kept by the journal: a write sends them only when they changed).
+    public var journalExtras: [UInt8] = []
     /// Asked before each publish whether the new version waits for the journal (set by the session).
     var holdsVersions: (@LoopActor () -> Bool)?
     /// Follows the model's typed state between versions.
@@ -93,14 +88,17 @@ public final class ViewModelSlot {
         ViewModelSlot(model, registration: registration, replay: replay, version: version, state: state)
     }
 
-    /// Continues a view model from its journal entry: the model restores its snapshot (restarting work that
-    /// was in flight), the channel resumes at the journal's version and replay ring, and any difference
+    /// Continues a view model from its journal entry: the model restores its snapshot, or its state and extras
+    /// (restarting work that was in flight), the channel resumes at the journal's version and replay ring, and any difference
     /// between the journal's state and the restored model's becomes the next version.
     static func restore(
         _ entry: SessionRecord.ViewModel, registration: ViewModelRegistration, replay: ReplayLimits
     ) throws(SnapshotError) -> ViewModelSlot {
         let model = registration.make()
-        try model.restore(entry.snapshot)
+        switch entry.continuation {
+        case .extras(let extras): try model.restore(state: entry.state, extras: extras)
+        case .snapshot(let snapshot): try model.restore(snapshot)
+        }
         let slot = open(
             model, registration: registration, replay: replay, version: entry.version,
             state: entry.state

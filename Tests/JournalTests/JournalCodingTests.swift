@@ -6,8 +6,8 @@ import Testing
 
 @testable import Journal
 
-/// The journal's encodings without Redis: compression, snapshot deltas, and a record rebuilt from a checkpoint
-/// and the patches logged after it (this format and the earlier one).
+/// The journal's encodings without Redis: compression, extras, earlier releases' snapshot deltas, and a record
+/// rebuilt from a checkpoint and the patches logged after it (this format and the earlier ones).
 @Suite("Journal: encoding and reconstruction")
 struct JournalCodingTests {
     /// A JSON text of `count` photos, like a loaded search page (repetitive, as real states are).
@@ -69,32 +69,42 @@ struct JournalCodingTests {
         }
     }
 
+    /// The delta of `changed` against `base` (the checkpoint at `version`) as earlier releases wrote it:
+    /// `VERSION PREFIX SUFFIX MIDDLE`, the byte counts the two share at their start and end, then the bytes between.
+    static func delta(from base: [UInt8], to changed: [UInt8], version: Int) -> [UInt8] {
+        var prefix = 0
+        while prefix < min(base.count, changed.count), base[prefix] == changed[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < min(base.count, changed.count) - prefix,
+            base[base.count - 1 - suffix] == changed[changed.count - 1 - suffix]
+        {
+            suffix += 1
+        }
+        return Array("\(version) \(prefix) \(suffix) ".utf8) + changed[prefix..<(changed.count - suffix)]
+    }
+
+    /// A delta key's value as the release before this one wrote it with patches: `p`, their count, a space, the
+    /// entries as Redis bulk strings, then the delta.
+    static func pendingValue(entries: [[UInt8]], delta: [UInt8]) -> [UInt8] {
+        var value = Array("p\(entries.count) ".utf8)
+        for entry in entries { value += Array("$\(entry.count)\r\n".utf8) + entry + Array("\r\n".utf8) }
+        return value + delta
+    }
+
     @Test(arguments: [
         "edit in front", "edit in the middle", "appended", "shortened", "unchanged", "replaced", "emptied",
     ])
-    func aSnapshotDeltaSplicesTheChangeIntoTheCheckpoint(name: String) throws {
+    func aSnapshotDeltaOfAnEarlierReleaseSplicesTheChangeIntoTheCheckpoint(name: String) throws {
         let base = Array(Self.photos(80).utf8)
         let changed = Array(Self.edit(name, Self.photos(80)).utf8)
-        let mark = base.withUnsafeBufferPointer { SnapshotDelta.mark(version: 7, snapshot: $0) }
-        let (prefix, suffix) = changed.withUnsafeBufferPointer { SnapshotDelta.common($0, mark) }
-        #expect(prefix + suffix <= min(base.count, changed.count), "\(name)")
-        var text = ByteWriter()
-        let announced = changed.withUnsafeBufferPointer { snapshot in
-            let delta = SnapshotDelta.Field(version: 7, prefix: prefix, suffix: suffix, snapshot: snapshot)
-            delta.write(to: &text)
-            return delta.byteCount
-        }
-        let field = text.bytes
-        #expect(field.count == announced, "the length a write announces before the field")
+        let field = Self.delta(from: base, to: changed, version: 7)
         #expect(try SnapshotDelta.apply(field, to: base, version: 7) == changed, "\(name)")
-        if name == "edit in the middle" || name == "unchanged" {
-            #expect(field.count < 200, "\(name): only the change is written (\(field.count) bytes)")
-        }
         // A delta of another checkpoint, or one that reaches beyond its checkpoint, is corrupt.
         #expect(throws: SnapshotDelta.Corrupt.self) { try SnapshotDelta.apply(field, to: base, version: 8) }
         #expect(throws: SnapshotDelta.Corrupt.self) {
             try SnapshotDelta.apply(Array("7 99999 0 x".utf8), to: base, version: 7)
         }
+        #expect(throws: SnapshotDelta.Corrupt.self) { try SnapshotDelta.apply(Array("7 0".utf8), to: base, version: 7) }
     }
 
     /// A state at `version` with `text` and `count` photos, as its JSON text.
@@ -102,15 +112,9 @@ struct JournalCodingTests {
         Array(#"{"version":\#(version),"searchText":"\#(text)","photos":\#(photos(count))}"#.utf8)
     }
 
-    @Test func aRecordIsItsCheckpointWithTheLoggedPatchesApplied() throws {
-        let compressor = JournalCompressor()
-        let snapshotV3 = Array(
-            #"{"state":{"searchText":"ab","photos":\#(Self.photos(40))},"debouncePending":false}"#.utf8)
-        let checkpoint = JournalRecordCoding.checkpoint(
-            version: 3, stateBytes: Self.state(version: 3, text: "ab", count: 40), snapshot: snapshotV3,
-            compressor: compressor)
-        #expect(checkpoint.first == JournalRecordCoding.checkpointTag)
-        // Versions 2 and 3 are in the ring only (before the checkpoint); 4 and 5 are the log after it.
+    /// The log of patches 2 to 5 (2 and 3 in the ring only, before a checkpoint at 3; 4 and 5 after it), as
+    /// list entries, with the patches' texts.
+    static func log(compressor: JournalCompressor) -> (list: [RedisReply], patches: [(Int, String)]) {
         let patches: [(Int, String)] = [
             (2, #"[{"op":"replace","path":"/version","value":2}]"#),
             (3, #"[{"op":"replace","path":"/version","value":3}]"#),
@@ -125,99 +129,130 @@ struct JournalCodingTests {
             var text = ByteWriter()
             JournalRecordCoding.writeReplayEntry(
                 version: version, patch: Array(patch.utf8), compressor: compressor, into: &text)
-            let entry = text.bytes
-            if patch.utf8.count >= JournalRecordCoding.compressedPatchBytes {
-                #expect(entry.count < patch.utf8.count / 2, "a large patch is stored compressed")
-            }
-            list.append(.bulk(entry))
+            list.append(.bulk(text.bytes))
         }
-        let snapshotV5 = Array(
-            #"{"state":{"searchText":"abc","photos":\#(Self.photos(30, title: "cat"))},"debouncePending":false}"#.utf8)
-        let markV3 = snapshotV3.withUnsafeBufferPointer { SnapshotDelta.mark(version: 3, snapshot: $0) }
-        let (prefix, suffix) = snapshotV5.withUnsafeBufferPointer { SnapshotDelta.common($0, markV3) }
-        var deltaText = ByteWriter()
-        snapshotV5.withUnsafeBufferPointer {
-            SnapshotDelta.Field(version: 3, prefix: prefix, suffix: suffix, snapshot: $0).write(to: &deltaText)
-        }
-        let delta = deltaText.bytes
+        return (list, patches)
+    }
 
-        let hash: [RedisReply] = [
-            .bulk(Array("owner".utf8)), .bulk(Array("a/1".utf8)), .bulk(Array("e".utf8)), .bulk(Array("7".utf8)),
-            .bulk(Array("vm:search".utf8)), .bulk(checkpoint),
-        ]
-        // The reply: the hash, the key order, the keys, then each view model's list, then each one's delta.
-        let reply = RedisReply.array([.array(hash), .array([]), .array([]), .array(list), .bulk(delta)])
+    /// The takeover script's reply for one view model, `search`: the hash (owner, epoch 7, the checkpoint), no
+    /// idempotency keys, its list, its delta key's value.
+    static func reply(
+        checkpoint: [UInt8], list: [RedisReply], deltaKey: [UInt8], epoch: [RedisReply]? = nil
+    )
+        -> RedisReply
+    {
+        let hash: [RedisReply] =
+            [.bulk(Array("owner".utf8)), .bulk(Array("a/1".utf8))]
+            + (epoch ?? [.bulk(Array("e".utf8)), .bulk(Array("7".utf8))])
+            + [.bulk(Array("vm:search".utf8)), .bulk(checkpoint)]
+        return .array([.array(hash), .array([]), .array([]), .array(list), .bulk(deltaKey)])
+    }
+
+    @Test func aRecordIsItsCheckpointWithTheLoggedPatchesApplied() throws {
+        let compressor = JournalCompressor()
+        let extrasV3 = Array(
+            #"{"results":{"hasValue":false,"error":null,"status":"idle"},"debouncePending":false}"#.utf8)
+        let checkpoint = JournalRecordCoding.checkpoint(
+            version: 3, stateBytes: Self.state(version: 3, text: "ab", count: 40), rest: extrasV3,
+            compressor: compressor)
+        #expect(checkpoint.first == JournalRecordCoding.checkpointTag)
+        let (list, patches) = Self.log(compressor: compressor)
+        for (entry, (_, patch)) in zip(list, patches) where patch.utf8.count >= JournalRecordCoding.compressedPatchBytes
+        {
+            #expect((entry.bytes?.count ?? .max) < patch.utf8.count / 2, "a large patch is stored compressed")
+        }
+        let extrasV5 = Array(
+            #"{"results":{"hasValue":false,"error":null,"status":"idle"},"debouncePending":true}"#.utf8)
+        var argument = RedisArguments()
+        JournalRecordCoding.appendExtras(extrasV5, to: &argument)
+        let extras = try Self.bulk(argument)
+        #expect(extras.first == JournalRecordCoding.extrasTag)
+
         let record = try JournalRecordCoding.record(
-            id: "id", reply: reply, viewModelNames: ["search"], compressor: compressor)
+            id: "id", reply: Self.reply(checkpoint: checkpoint, list: list, deltaKey: extras),
+            viewModelNames: ["search"], compressor: compressor)
         #expect(record.journalEpoch == 7)
         let search = try #require(record.viewModels["search"])
         #expect(search.version == 5)
         #expect(search.state == (try JSONParser.parse(Self.state(version: 5, text: "abc", count: 0)).withPhotos(30)))
-        #expect(search.snapshot == (try JSONParser.parse(snapshotV5)))
+        #expect(search.continuation == .extras(try JSONParser.parse(extrasV5)), "the extras of the delta key")
         #expect(search.replay.map(\.version) == [2, 3, 4, 5])
         #expect(search.replay.last.map { String(decoding: $0.patch, as: UTF8.self) } == patches.last?.1)
 
-        // A checkpoint of the releases before (`y` with epochs, `z` before them; the same encoding) reads the same.
-        for tag in JournalRecordCoding.earlierCheckpointTags {
-            var earlierHash = hash
-            earlierHash[5] = .bulk([tag] + checkpoint.dropFirst())
-            let earlier = try JournalRecordCoding.record(
-                id: "id", reply: .array([.array(earlierHash), .array([]), .array([]), .array(list), .bulk(delta)]),
-                viewModelNames: ["search"], compressor: compressor)
-            #expect(earlier.viewModels["search"]?.state == search.state)
-            #expect(earlier.viewModels["search"]?.snapshot == search.snapshot)
-        }
-
-        // The newest entries in the delta key with the delta (`p`): the list and they are one log.
-        var entries = RedisArguments()
-        for element in list[2...] { entries.append(element.bytes ?? []) }
-        let encoded = entries.withEncoded { Array($0) }
-        var argument = RedisArguments()
-        snapshotV5.withUnsafeBufferPointer { snapshot in
-            let delta = SnapshotDelta.Field(version: 3, prefix: prefix, suffix: suffix, snapshot: snapshot)
-            JournalRecordCoding.appendDeltaKeyValue(pending: encoded, count: 2, delta: delta, to: &argument)
-        }
-        let value = try Self.bulk(argument)
-        #expect(value.first == JournalRecordCoding.pendingEntriesTag)
-        let split = try JournalRecordCoding.record(
-            id: "id",
-            reply: .array([.array(hash), .array([]), .array([]), .array(Array(list[..<2])), .bulk(value)]),
+        // Without a delta key (the extras unchanged since the checkpoint), the checkpoint's extras.
+        let unchanged = try JournalRecordCoding.record(
+            id: "id", reply: Self.reply(checkpoint: checkpoint, list: list, deltaKey: []),
             viewModelNames: ["search"], compressor: compressor)
-        #expect(split.viewModels["search"]?.state == search.state)
-        #expect(split.viewModels["search"]?.snapshot == search.snapshot)
-        #expect(split.viewModels["search"]?.replay.map(\.version) == [2, 3, 4, 5])
-        // Written without entries, the value is the delta alone (as the release before wrote it).
-        var alone = RedisArguments()
-        snapshotV5.withUnsafeBufferPointer { snapshot in
-            let field = SnapshotDelta.Field(version: 3, prefix: prefix, suffix: suffix, snapshot: snapshot)
-            JournalRecordCoding.appendDeltaKeyValue(pending: [], count: 0, delta: field, to: &alone)
-        }
-        #expect(try Self.bulk(alone) == delta)
+        #expect(unchanged.viewModels["search"]?.state == search.state)
+        #expect(unchanged.viewModels["search"]?.continuation == .extras(try JSONParser.parse(extrasV3)))
 
-        // Without its delta (empty: none since the checkpoint) the snapshot is the checkpoint's.
-        let noDelta = try JournalRecordCoding.record(
-            id: "id", reply: .array([.array(hash), .array([]), .array([]), .array(list), .bulk([])]),
-            viewModelNames: ["search"], compressor: compressor)
-        #expect(noDelta.viewModels["search"]?.snapshot == (try JSONParser.parse(snapshotV3)))
+        // An earlier release's delta key beside this release's checkpoint, or extras that are not JSON: corrupt.
+        for wrong in [
+            Array("3 0 0 {}".utf8), Self.pendingValue(entries: [], delta: Array("3 0 0 {}".utf8)), Array("e{".utf8),
+        ] {
+            #expect(throws: JournalRecordCoding.Corrupt.self) {
+                try JournalRecordCoding.record(
+                    id: "id", reply: Self.reply(checkpoint: checkpoint, list: list, deltaKey: wrong),
+                    viewModelNames: ["search"], compressor: compressor)
+            }
+        }
 
         // A reply without the epoch, or with one that is not a positive integer, is corrupt.
         for epoch: [RedisReply] in [
             [], [.bulk(Array("e".utf8)), .bulk(Array("0".utf8))], [.bulk(Array("e".utf8)), .bulk(Array("x".utf8))],
         ] {
-            let wrong = Array(hash[0..<2]) + epoch + Array(hash[4...])
             #expect(throws: JournalRecordCoding.Corrupt.self) {
                 try JournalRecordCoding.record(
-                    id: "id", reply: .array([.array(wrong), .array([]), .array([]), .array(list), .bulk(delta)]),
+                    id: "id", reply: Self.reply(checkpoint: checkpoint, list: list, deltaKey: extras, epoch: epoch),
                     viewModelNames: ["search"], compressor: compressor)
             }
         }
 
         // A log with a hole is corrupt: the state of version 5 cannot be rebuilt.
-        let holed = RedisReply.array([
-            .array(hash), .array([]), .array([]), .array([list[0], list[1], list[3]]), .bulk(delta),
-        ])
         #expect(throws: JournalRecordCoding.Corrupt.self) {
-            try JournalRecordCoding.record(id: "id", reply: holed, viewModelNames: ["search"], compressor: compressor)
+            try JournalRecordCoding.record(
+                id: "id",
+                reply: Self.reply(checkpoint: checkpoint, list: [list[0], list[1], list[3]], deltaKey: extras),
+                viewModelNames: ["search"], compressor: compressor)
+        }
+    }
+
+    /// Records of earlier releases hold the whole snapshot in their checkpoint (`x`, `y`, `z`) and its delta in
+    /// the delta key, behind the log's newest patches with `x`; they load as the snapshot the delta makes.
+    @Test func aRecordOfAnEarlierReleaseIsItsSnapshotWithItsDelta() throws {
+        let compressor = JournalCompressor()
+        let snapshotV3 = Array(
+            #"{"state":{"searchText":"ab","photos":\#(Self.photos(40))},"debouncePending":false}"#.utf8)
+        let snapshotV5 = Array(
+            #"{"state":{"searchText":"abc","photos":\#(Self.photos(30, title: "cat"))},"debouncePending":false}"#.utf8)
+        let delta = Self.delta(from: snapshotV3, to: snapshotV5, version: 3)
+        let (list, _) = Self.log(compressor: compressor)
+        let stateV5 = try JSONParser.parse(Self.state(version: 5, text: "abc", count: 0)).withPhotos(30)
+        for tag in JournalRecordCoding.earlierCheckpointTags {
+            let checkpoint = JournalRecordCoding.checkpoint(
+                tag: tag, version: 3, stateBytes: Self.state(version: 3, text: "ab", count: 40), rest: snapshotV3,
+                compressor: compressor)
+            let record = try JournalRecordCoding.record(
+                id: "id", reply: Self.reply(checkpoint: checkpoint, list: list, deltaKey: delta),
+                viewModelNames: ["search"], compressor: compressor)
+            let search = try #require(record.viewModels["search"])
+            #expect(search.version == 5 && search.state == stateV5)
+            #expect(search.continuation == .snapshot(try JSONParser.parse(snapshotV5)))
+            #expect(search.replay.map(\.version) == [2, 3, 4, 5])
+            // The newest entries in the delta key with the delta (`p`, the release before this one): the list and
+            // they are one log.
+            let value = Self.pendingValue(entries: list[2...].compactMap(\.bytes), delta: delta)
+            let split = try JournalRecordCoding.record(
+                id: "id", reply: Self.reply(checkpoint: checkpoint, list: Array(list[..<2]), deltaKey: value),
+                viewModelNames: ["search"], compressor: compressor)
+            #expect(split.viewModels["search"]?.state == stateV5)
+            #expect(split.viewModels["search"]?.continuation == search.continuation)
+            #expect(split.viewModels["search"]?.replay.map(\.version) == [2, 3, 4, 5])
+            // Without its delta (empty: none since the checkpoint) the snapshot is the checkpoint's.
+            let noDelta = try JournalRecordCoding.record(
+                id: "id", reply: Self.reply(checkpoint: checkpoint, list: list, deltaKey: []),
+                viewModelNames: ["search"], compressor: compressor)
+            #expect(noDelta.viewModels["search"]?.continuation == .snapshot(try JSONParser.parse(snapshotV3)))
         }
     }
 
@@ -228,8 +263,8 @@ struct JournalCodingTests {
         return Array(encoded[(line + 1)..<(encoded.count - 2)])
     }
 
-    /// A delta key's value with entries (`p`, their count, the entries as Redis bulk strings, then the delta)
-    /// reads back; a wrong or cut header is an error, not a trap.
+    /// A delta key's value of the release before this one with entries (`p`, their count, the entries as Redis
+    /// bulk strings, then the delta) reads back; a wrong or cut header is an error, not a trap.
     @Test func aDeltaKeysValueHoldsTheNewestEntriesAndTheDelta() throws {
         let compressor = JournalCompressor()
         var entries = RedisArguments()
@@ -241,12 +276,7 @@ struct JournalCodingTests {
         JournalRecordCoding.appendReplayEntry(version: 9, patch: large, compressor: compressor, to: &entries)
         let encoded = entries.withEncoded { Array($0) }
         let snapshot = Array(#"{"state":{"searchText":"$1\r\n"},"debouncePending":true}"#.utf8)
-        var argument = RedisArguments()
-        snapshot.withUnsafeBufferPointer { snapshot in
-            let field = SnapshotDelta.Field(version: 7, prefix: 0, suffix: 0, snapshot: snapshot)
-            JournalRecordCoding.appendDeltaKeyValue(pending: encoded, count: 2, delta: field, to: &argument)
-        }
-        let value = try Self.bulk(argument)
+        let value = Array("p2 ".utf8) + encoded + Array("7 0 0 ".utf8) + snapshot
         let (read, delta) = try JournalRecordCoding.deltaKeyValue(value, compressor: compressor)
         #expect(read.map(\.version) == [8, 9])
         #expect(read.last?.patch == large, "a compressed entry inflates")
@@ -269,15 +299,15 @@ struct JournalCodingTests {
     @Test func aSmallCheckpointIsStoredUncompressedAndReads() throws {
         let compressor = JournalCompressor()
         let state = Self.state(version: 2, text: "a", count: 1)
-        let snapshot = Array(#"{"state":{"searchText":"a"},"debouncePending":false}"#.utf8)
+        let extras = Array(#"{"results":{"hasValue":false,"error":null,"status":"idle"},"debouncePending":false}"#.utf8)
         let checkpoint = JournalRecordCoding.checkpoint(
-            version: 2, stateBytes: state, snapshot: snapshot, compressor: compressor)
-        #expect(checkpoint.count > state.count + snapshot.count, "stored: no deflate below 1 KiB")
+            version: 2, stateBytes: state, rest: extras, compressor: compressor)
+        #expect(checkpoint.count > state.count + extras.count, "stored: no deflate below 1 KiB")
         let model = try JournalRecordCoding.viewModel(
-            name: "search", entry: checkpoint, delta: nil, replay: [], compressor: compressor)
+            name: "search", entry: checkpoint, deltaKey: [], list: [], compressor: compressor)
         #expect(model.version == 2)
         #expect(model.state == (try JSONParser.parse(state)))
-        #expect(model.snapshot == (try JSONParser.parse(snapshot)))
+        #expect(model.continuation == .extras(try JSONParser.parse(extras)))
     }
 
     @Test func aLargeIdempotencyAnswerIsStoredCompressedAndReadsBack() throws {
@@ -334,13 +364,21 @@ struct JournalCodingTests {
         let search = try #require(record.viewModels["search"])
         #expect(search.version == 9)
         #expect(search.state == (try JSONParser.parse(state)))
-        #expect(search.snapshot["debouncePending"] == true)
+        guard case .snapshot(let snapshot) = search.continuation else {
+            Issue.record("an earlier entry holds the snapshot")
+            return
+        }
+        #expect(snapshot["debouncePending"] == true)
         #expect(search.replay.map(\.version) == [9])
     }
 
     @Test func aCorruptCheckpointIsAnError() {
         let compressor = JournalCompressor()
-        for entry: [UInt8] in [[0x7A], [0x7A, 1, 2, 3], [0x79], [0x79, 1, 2, 3], Array("{\"version\":1}".utf8)] {
+        for entry: [UInt8] in [
+            [0x7A], [0x7A, 1, 2, 3], [0x79], [0x79, 1, 2, 3], [0x78, 1, 2], [0x77], [0x77, 1, 2, 3],
+            JournalRecordCoding.checkpoint(version: 2, stateBytes: Array("{}".utf8), rest: [], compressor: compressor),
+            Array("{\"version\":1}".utf8),
+        ] {
             let reply = RedisReply.array([
                 .array([.bulk(Array("e".utf8)), .bulk(Array("1".utf8)), .bulk(Array("vm:search".utf8)), .bulk(entry)]),
                 .array([]), .array([]), .array([]), .bulk([]),

@@ -37,30 +37,30 @@ struct JournalLogPolicyTests {
         #expect(room.add(7192) && !room.add(1))
     }
 
-    static let mark = JournalMark(version: 10, snapshotLength: 640, leadingBlocks: [], trailingBlocks: [])
+    static let mark = JournalMark(version: 10)
 
     @Test func aCheckpointIsDueWithoutAMarkAfterAGapAndPastTheBounds() throws {
         let policy = JournalLogPolicy(checkpointPatches: 4, checkpointBytes: 1000)
         #expect(
-            policy.markAfterDelta(nil, previous: 10, latest: 11, newPatches: 1, newBytes: 50, deltaBytes: 20) == nil,
+            policy.markAfterWrite(nil, previous: 10, latest: 11, newPatches: 1, newBytes: 50, extrasBytes: 20) == nil,
             "no checkpoint known to this process (after a takeover)")
         #expect(
-            policy.markAfterDelta(Self.mark, previous: 10, latest: 13, newPatches: 2, newBytes: 50, deltaBytes: 20)
+            policy.markAfterWrite(Self.mark, previous: 10, latest: 13, newPatches: 2, newBytes: 50, extrasBytes: 20)
                 == nil, "a version not in this write: the log would have a hole")
         let counted = try #require(
-            policy.markAfterDelta(Self.mark, previous: 10, latest: 12, newPatches: 2, newBytes: 300, deltaBytes: 20))
+            policy.markAfterWrite(Self.mark, previous: 10, latest: 12, newPatches: 2, newBytes: 300, extrasBytes: 20))
         #expect(counted.version == 10 && counted.patches == 2 && counted.bytes == 300)
         #expect(
-            policy.markAfterDelta(counted, previous: 12, latest: 14, newPatches: 2, newBytes: 100, deltaBytes: 20)?
+            policy.markAfterWrite(counted, previous: 12, latest: 14, newPatches: 2, newBytes: 100, extrasBytes: 20)?
                 .patches == 4, "at the patch bound")
         #expect(
-            policy.markAfterDelta(counted, previous: 12, latest: 15, newPatches: 3, newBytes: 100, deltaBytes: 20)
+            policy.markAfterWrite(counted, previous: 12, latest: 15, newPatches: 3, newBytes: 100, extrasBytes: 20)
                 == nil, "past the patch bound")
         #expect(
-            policy.markAfterDelta(counted, previous: 12, latest: 13, newPatches: 1, newBytes: 600, deltaBytes: 101)
-                == nil, "past the byte bound: patches since the checkpoint and the current delta")
+            policy.markAfterWrite(counted, previous: 12, latest: 13, newPatches: 1, newBytes: 600, extrasBytes: 101)
+                == nil, "past the byte bound: patches since the checkpoint and the current extras")
         #expect(
-            policy.markAfterDelta(counted, previous: 12, latest: 13, newPatches: 1, newBytes: 600, deltaBytes: 100)?
-                .bytes == 900, "the delta is not accumulated: it replaces the previous one")
+            policy.markAfterWrite(counted, previous: 12, latest: 13, newPatches: 1, newBytes: 600, extrasBytes: 100)?
+                .bytes == 900, "the extras are not accumulated: they replace the previous ones")
     }
 }

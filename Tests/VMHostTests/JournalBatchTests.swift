@@ -60,11 +60,10 @@ struct JournalBatchTests {
         }
     }
 
-    /// An ordinary update (new patches and the snapshot's delta of one view model) goes as plain commands, mostly
-    /// one `SET … XX` of the delta key (which holds the newest patches until a later write pushes them to the
-    /// list), and a process that lost the session writes nothing with them: its keys are under the epoch the
-    /// takeover left.
-    /// It then writes in full through the script, which finds the other owner: it hands the session over.
+    /// Ordinary updates are plain commands in one transaction a turn, fenced by the epoch in the keys' names: a
+    /// command that changes the state alone is one `RPUSHX` of its patch; the extras (what the state's JSON does
+    /// not show) are set only when they change; a process whose session was taken over pushes nothing, creates no
+    /// key under the old epoch, and hands the session over.
     @Test func ordinaryUpdatesArePlainCommandsFencedByTheEpochsKeys() async throws {
         try await withTwoJournaledApps { redis, first, second in
             let kept = try await first.createSession()
@@ -74,30 +73,35 @@ struct JournalBatchTests {
             let pushes = try redis.calls(of: "rpushx")
             let sets = try redis.calls(of: "set")
             let transactions = try redis.calls(of: "exec")
+            let scripts = try redis.calls(of: "evalsha")
             try await JournalFormatTests.type(first, kept, count: 3, prefix: "fast")
-            #expect(try redis.calls(of: "set") == sets + 3, "one SET a command")
-            #expect(try redis.calls(of: "rpushx") == pushes, "the patches wait in the delta key")
+            #expect(try redis.calls(of: "rpushx") == pushes + 3, "one push a command")
+            #expect(try redis.calls(of: "set") == sets, "typing leaves the extras as they were")
             #expect(try redis.calls(of: "exec") == transactions + 3, "one transaction a turn")
-            let journaled = try redis.journaled(kept, "search")
-            #expect(journaled?.state["searchText"] == "fast 2")
-            #expect(journaled?.snapshot["state"]?["searchText"] == "fast 2")
-            // `KEEPTTL`: the delta key keeps the expiry it was created with (never a key that lives forever).
+            #expect(try redis.calls(of: "evalsha") == scripts, "no script")
+            #expect(try redis.journaled(kept, "search")?.state["searchText"] == "fast 2")
+            #expect(try redis.journaledSnapshot(kept, "search")?["state"]?["searchText"] == "fast 2")
+            // An automatic search pending is in the extras: they are set with the push, and again once it is not.
+            let text = try await first.client.post(
+                "/v1/sessions/\(kept)/search/text", json: ["text": "ab", "autoSearch": true])
+            #expect(text.status == 200)
+            #expect(try redis.calls(of: "set") == sets + 1)
+            #expect(try redis.journaledSnapshot(kept, "search")?["debouncePending"] == true)
+            try await JournalFormatTests.type(first, kept, count: 1, prefix: "typed")
+            #expect(try redis.calls(of: "set") == sets + 2)
+            #expect(try redis.journaledSnapshot(kept, "search")?["debouncePending"] == false)
+            #expect(try redis.calls(of: "rpushx") == pushes + 5)
             let deltaKey = JournalKeys(digest: SessionID.digest(kept)).delta("search", epoch: 1)
+            #expect(try redis.bytes(["GET", deltaKey])?.first == JournalRecordCoding.extrasTag)
             let deltaExpiry = try #require(try redis.reply(["PTTL", deltaKey]).integer)
             #expect(deltaExpiry > 0 && deltaExpiry <= 30 * 60 * 1000, "PTTL \(deltaExpiry) ms")
-            // Past what the delta key holds, a write pushes its patches to the list.
-            let pending = RedisJournal.maximumPendingEntries
-            try await JournalFormatTests.type(first, kept, count: pending, prefix: "more")
-            #expect(try redis.calls(of: "rpushx") == pushes + 1, "one push for \(pending + 3) commands")
-            #expect(try redis.calls(of: "set") == sets + 3 + pending)
-            #expect(try redis.journaled(kept, "search")?.state["searchText"] == .string("more \(pending - 1)"))
 
             // The second application takes `lost` over: its keys move to epoch 2.
             #expect(try redis.epoch(lost) == 1)
             #expect(try await second.client.get("/v1/sessions/\(lost)").status == 200)
             #expect(try redis.epoch(lost) == 2)
             let before = await Self.statistics(first)
-            let setsBefore = try redis.calls(of: "set")
+            let pushesBefore = try redis.calls(of: "rpushx")
 
             try await Self.setTexts(first, [kept, lost], to: "one turn")
 
@@ -106,9 +110,9 @@ struct JournalBatchTests {
                     let now = await Self.statistics(first)
                     return now.writes == before.writes + 1 && now.handovers == before.handovers + 1
                 })
-            #expect(try redis.calls(of: "set") == setsBefore + 2, "both tried the fast path")
+            #expect(try redis.calls(of: "rpushx") == pushesBefore + 2, "both tried the fast path")
             #expect(try redis.journaled(kept, "search")?.state["searchText"] == "one turn")
-            // Nothing of the stale write anywhere: no list or delta key under the old epoch (`XX` created none),
+            // Nothing of the stale write anywhere: no list or delta key under the old epoch (`RPUSHX` created none),
             // and Redis keeps the second's state.
             let keys = JournalKeys(digest: SessionID.digest(lost))
             #expect(
@@ -120,20 +124,18 @@ struct JournalBatchTests {
         }
     }
 
-    /// Patches waiting in the delta key go to the list, in order and once, with the next write that takes the
-    /// script (here one carrying two view models); a takeover then reads the state, snapshot and replay the
-    /// client saw.
-    @Test func patchesWaitingInTheDeltaKeyGoToTheListWithAScriptWrite() async throws {
+    /// A write through the script (here one carrying two view models) pushes each one's new patches after those
+    /// the fast path pushed, each version once and in order, and sets each one's extras; a takeover then reads
+    /// the state, snapshot and replay the client saw.
+    @Test func aScriptWriteAfterFastOnesKeepsTheLogInOrderAndSetsTheExtras() async throws {
         try await withTwoJournaledApps { redis, first, second in
             let id = try await first.createSession()
-            // The first command goes through the script (the view model's first list); the next three wait.
-            try await JournalFormatTests.type(first, id, count: 4, prefix: "wait")
+            // The first command goes through the script (the view model's first list); the next three are pushed.
+            try await JournalFormatTests.type(first, id, count: 4, prefix: "push")
             let keys = JournalKeys(digest: SessionID.digest(id))
             let list = keys.replay("search", epoch: 1)
             let delta = keys.delta("search", epoch: 1)
-            let waiting = try #require(try redis.bytes(["GET", delta]))
-            #expect(waiting.starts(with: Array("p3 ".utf8)), "three patches wait with the delta")
-            #expect(try redis.reply(["LLEN", list]) == .integer(1))
+            #expect(try redis.reply(["LLEN", list]) == .integer(4))
 
             let products = try #require(try await first.client.get("/v1/sessions/\(id)/products").json)
             let productsVersion = try #require(products["version"]?.intValue)
@@ -142,15 +144,15 @@ struct JournalBatchTests {
                 await eventually {
                     (try? redis.journaled(id, "products"))?.version ?? 0 > productsVersion
                         && (try? redis.reply(["LLEN", list])) == .integer(5)
-                }, "the three, then the new one")
-            let alone = try #require(try redis.bytes(["GET", delta]))
-            #expect(alone.first != JournalRecordCoding.pendingEntriesTag, "the delta alone")
+                }, "the four, then the new one")
+            #expect(
+                try redis.bytes(["GET", delta])?.first == JournalRecordCoding.extrasTag, "the script set the extras")
             let shown = try #require(try await first.client.get("/v1/sessions/\(id)/search").json)
             let version = try #require(shown["version"]?.intValue)
             let journaled = try #require(try redis.journaled(id, "search"))
             #expect(journaled.version == version)
             #expect(journaled.replay.map(\.version) == Array((version - 4)...version), "each patch once, in order")
-            #expect(journaled.snapshot["state"]?["searchText"] == "both")
+            #expect(try redis.journaledSnapshot(id, "search")?["state"]?["searchText"] == "both")
 
             // The products' refresh ends (a later version, written too) before the other application takes over.
             #expect(

@@ -134,7 +134,8 @@ struct JournalFormatTests {
                 #expect(await eventually { (try? redis.journaled(id, name))?.version == version })
                 let model = try #require(try redis.journaled(id, name))
                 var entry = Array(#"{"version":\#(version),"state":"#.utf8) + model.state.serializedBytes
-                entry += Array(#","snapshot":"#.utf8) + model.snapshot.serializedBytes + [UInt8(ascii: "}")]
+                let snapshot = try #require(try redis.journaledSnapshot(id, name))
+                entry += Array(#","snapshot":"#.utf8) + snapshot.serializedBytes + [UInt8(ascii: "}")]
                 #expect(
                     try redis.command(["HSET", hash, "vm:" + name, String(decoding: entry, as: UTF8.self)]) == ":0")
                 let epoch = try redis.epoch(id)
@@ -234,23 +235,27 @@ struct JournalFormatTests {
         }
     }
 
-    /// A session as the release before delta keys held patches wrote it (`y` checkpoints, each view model's
-    /// delta alone in its key, every patch in its list) loads with the same state, snapshot and replay; the
-    /// takeover renames the delta key with the list, and commands continue in this format.
-    @Test func aRecordOfTheReleaseBeforePendingEntriesLoads() async throws {
+    /// A session as the two releases before this one wrote it (checkpoints with the whole snapshot, `x` and `y`,
+    /// the snapshot's delta in the delta key; for `x` behind the log's newest patches) loads with the same state,
+    /// snapshot and replay; the takeover renames the delta key with the list, and commands continue in this
+    /// format (a checkpoint with the extras).
+    @Test(arguments: ["x", "y"])
+    func aRecordOfAnEarlierReleaseWithItsSnapshotLoads(tag: String) async throws {
         try await withTwoJournaledApps { redis, first, second in
             let (id, before) = try await Self.writtenSession(on: first, redis)
             let keys = JournalKeys(digest: SessionID.digest(id))
-            let snapshot = try #require(try redis.journaled(id, "search")?.snapshot)
+            let snapshot = try #require(try redis.journaledSnapshot(id, "search"))
             #expect(snapshot["state"]?["searchText"] == "kitten 4")
-            let value = try #require(try redis.bytes(["GET", keys.delta("search", epoch: 1)]))
-            #expect(value.first == JournalRecordCoding.pendingEntriesTag, "the newest patches with the delta")
+            #expect(snapshot["state"]?["results"]?["value"]?["photos"]?[0]?["thumbnailUrl"] != nil)
 
-            try redis.rewriteToTheLayoutBeforePendingEntries(id)
-            #expect(try redis.bytes(["HGET", keys.hash, "vm:search"])?.first == UInt8(ascii: "y"))
-            let alone = try #require(try redis.bytes(["GET", keys.delta("search", epoch: 1)]))
-            #expect(alone.first != JournalRecordCoding.pendingEntriesTag, "the delta alone")
-            #expect(try redis.journaled(id, "search")?.snapshot == snapshot, "the same snapshot")
+            let earlier = try #require(tag.utf8.first)
+            try redis.rewriteToAnEarlierLayout(id, tag: earlier)
+            #expect(try redis.bytes(["HGET", keys.hash, "vm:search"])?.first == earlier)
+            let value = try #require(try redis.bytes(["GET", keys.delta("search", epoch: 1)]))
+            #expect(
+                (value.first == JournalRecordCoding.pendingEntriesTag) == (tag == "x"),
+                "the release before this one: the newest patches with the delta")
+            #expect(try redis.journaled(id, "search")?.continuation == .snapshot(snapshot), "the same snapshot")
 
             let taken = try await second.client.get("/v1/sessions/\(id)")
             #expect(taken.status == 200)
@@ -258,7 +263,7 @@ struct JournalFormatTests {
             #expect(try redis.epoch(id) == 2)
             let version = try #require(before["search"]?["version"]?.intValue)
             try await Self.expectResumedAndContinued(on: second, redis, id, from: version)
-            #expect(try redis.journaled(id, "search")?.snapshot["state"]?["searchText"] == "after 2")
+            #expect(try redis.journaledSnapshot(id, "search")?["state"]?["searchText"] == "after 2")
             #expect(try redis.bytes(["HGET", keys.hash, "vm:search"])?.first == JournalRecordCoding.checkpointTag)
         }
     }

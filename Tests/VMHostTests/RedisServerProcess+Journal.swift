@@ -4,6 +4,7 @@ import Redis
 import Sessions
 import Testing
 import VMHostTesting
+import ViewModels
 
 @testable import Journal
 
@@ -88,7 +89,6 @@ extension RedisServerProcess {
         let compressor = JournalCompressor()
         let value =
             try (epoch == 0 ? bytes(["HGET", hash, "d:" + name]) : bytes(["GET", keys.delta(name, epoch: epoch)]))
-        let (pending, delta) = try JournalRecordCoding.deltaKeyValue(value ?? [], compressor: compressor)
         let list = epoch == 0 ? keys.replay(name) : keys.replay(name, epoch: epoch)
         guard case .array(let list) = try reply(["LRANGE", list, "0", "-1"]) else { return nil }
         var replay: [(version: Int, patch: [UInt8])] = []
@@ -96,43 +96,64 @@ extension RedisServerProcess {
             guard let bytes = element.bytes else { throw TestClientError("a replay entry that is not a string") }
             replay.append(try JournalRecordCoding.replayEntry(bytes, compressor: compressor))
         }
-        replay += pending
         return try JournalRecordCoding.viewModel(
-            name: name, entry: entry, delta: delta, replay: replay, compressor: compressor)
+            name: name, entry: entry, deltaKey: value ?? [], list: replay, compressor: compressor)
     }
 
-    /// Rewrites session `id`'s keys as the release before delta keys held patches wrote them: `y` checkpoints,
-    /// the patches a delta key held pushed to the list (with the list's expiry), the delta alone in the key.
-    func rewriteToTheLayoutBeforePendingEntries(
-        _ id: String, viewModels names: [String] = ["search", "products", "photo"]
+    /// The snapshot view model `name` of session `id` continues from, as Redis holds it: the snapshot of an
+    /// earlier release's record, or the one its state and extras make (nil when Redis has no entry of it).
+    func journaledSnapshot(_ id: String, _ name: String) throws -> JSONValue? {
+        guard let model = try journaled(id, name) else { return nil }
+        switch model.continuation {
+        case .snapshot(let snapshot):
+            return snapshot
+        case .extras(let extras):
+            switch name {
+            case SearchViewModel.name: return try SearchViewModel.snapshot(state: model.state, extras: extras)
+            case ProductListViewModel.name: return try ProductListViewModel.snapshot(state: model.state, extras: extras)
+            case PhotoViewModel.name: return try PhotoViewModel.snapshot(state: model.state, extras: extras)
+            default: throw TestClientError("no view model named \(name)")
+            }
+        }
+    }
+
+    /// Rewrites session `id`'s keys as an earlier release wrote them, `tag` its checkpoints' tag: each view model's
+    /// checkpoint at its latest version with its whole snapshot (`x`, `y`), and its delta key with the snapshot's
+    /// delta against it; for `x` (the release before extras) the delta behind the list's two newest patches,
+    /// moved there from the list.
+    func rewriteToAnEarlierLayout(
+        _ id: String, tag: UInt8, viewModels names: [String] = ["search", "products", "photo"]
     ) throws {
         let keys = JournalKeys(digest: SessionID.digest(id))
         let epoch = try epoch(id)
         let compressor = JournalCompressor()
         for name in names {
             guard let entry = try bytes(["HGET", keys.hash, "vm:" + name]),
-                entry.first == JournalRecordCoding.checkpointTag
+                entry.first == JournalRecordCoding.checkpointTag,
+                let model = try journaled(id, name), let snapshot = try journaledSnapshot(id, name)
             else { continue }
-            let earlier = [UInt8(ascii: "y")] + entry.dropFirst()
+            let checkpoint = JournalRecordCoding.checkpoint(
+                tag: tag, version: model.version, stateBytes: model.state.serializedBytes,
+                rest: snapshot.serializedBytes, compressor: compressor)
             #expect(
-                try reply(bytes: [Array("HSET".utf8), Array(keys.hash.utf8), Array("vm:\(name)".utf8), earlier])
+                try reply(bytes: [Array("HSET".utf8), Array(keys.hash.utf8), Array("vm:\(name)".utf8), checkpoint])
                     == .integer(0))
-            let key = keys.delta(name, epoch: epoch)
-            guard let value = try bytes(["GET", key]) else { continue }
-            let (pending, delta) = try JournalRecordCoding.deltaKeyValue(value, compressor: compressor)
-            if !pending.isEmpty {
-                var entries: [[UInt8]] = []
-                for (version, patch) in pending {
-                    var text = ByteWriter()
-                    JournalRecordCoding.writeReplayEntry(
-                        version: version, patch: patch, compressor: compressor, into: &text)
-                    entries.append(text.bytes)
+            var value = Array("\(model.version) 0 0 ".utf8) + snapshot.serializedBytes
+            let list = keys.replay(name, epoch: epoch)
+            if tag == UInt8(ascii: "x"), case .array(let newest) = try reply(["LRANGE", list, "-2", "-1"]),
+                newest.count == 2
+            {
+                #expect(try reply(["LTRIM", list, "0", "-3"]) == .status("OK"))
+                var pending = Array("p2 ".utf8)
+                for entry in newest {
+                    let bytes = entry.bytes ?? []
+                    pending += Array("$\(bytes.count)\r\n".utf8) + bytes + Array("\r\n".utf8)
                 }
-                let list = Array(keys.replay(name, epoch: epoch).utf8)
-                #expect(try reply(bytes: [Array("RPUSHX".utf8), list] + entries).integer ?? 0 > 0)
+                value = pending + value
             }
-            let ttl = try reply(["PTTL", key]).integer ?? -1
-            let set = [Array("SET".utf8), Array(key.utf8), delta ?? []]
+            let key = keys.delta(name, epoch: epoch)
+            let ttl = try reply(["PTTL", keys.hash]).integer ?? -1
+            let set = [Array("SET".utf8), Array(key.utf8), value]
             #expect(try reply(bytes: set + [Array("PX".utf8), Array("\(max(ttl, 1000))".utf8)]) == .status("OK"))
         }
     }
@@ -144,16 +165,11 @@ extension RedisServerProcess {
     )
         throws
     {
-        try rewriteToTheLayoutBeforePendingEntries(id, viewModels: names)
+        try rewriteToAnEarlierLayout(id, tag: UInt8(ascii: "z"), viewModels: names)
         let keys = JournalKeys(digest: SessionID.digest(id))
         let hash = Array(keys.hash.utf8)
         let epoch = try epoch(id)
         for name in names {
-            if let entry = try bytes(["HGET", keys.hash, "vm:" + name]), entry.first == UInt8(ascii: "y") {
-                let epochless = [UInt8(ascii: "z")] + entry.dropFirst()
-                #expect(
-                    try reply(bytes: [Array("HSET".utf8), hash, Array("vm:\(name)".utf8), epochless]) == .integer(0))
-            }
             if let delta = try bytes(["GET", keys.delta(name, epoch: epoch)]), !delta.isEmpty {
                 #expect(try reply(bytes: [Array("HSET".utf8), hash, Array("d:\(name)".utf8), delta]) == .integer(1))
             }

@@ -51,7 +51,7 @@ public protocol HostedViewModel: AnyObject, SendableMetatype {
     /// The snapshot (``writeSnapshot(to:)``'s JSON) of the view model whose state's JSON was `state` (with or
     /// without `version`) and whose extras (``writeExtras(to:)``) were `extras`.
     /// - Throws: ``SnapshotError`` when either is not one this view model wrote.
-    static func snapshot(state: JSONValue, extras: JSONValue) throws(SnapshotError) -> JSONValue
+    nonisolated static func snapshot(state: JSONValue, extras: JSONValue) throws(SnapshotError) -> JSONValue
 
     /// Cancels all work; the session is going away.
     func shutdown()

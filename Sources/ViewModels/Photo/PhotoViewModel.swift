@@ -90,7 +90,7 @@ public final class PhotoViewModel {
         state.writeExtras(to: &json)
     }
 
-    public static func snapshot(state: JSONValue, extras: JSONValue) throws(SnapshotError) -> JSONValue {
+    public nonisolated static func snapshot(state: JSONValue, extras: JSONValue) throws(SnapshotError) -> JSONValue {
         [
             "state": try PhotoState.snapshot(
                 json: SnapshotReader(state, path: "state"), extras: SnapshotReader(extras, path: "extras"))

@@ -85,7 +85,7 @@ public final class ProductListViewModel {
         json.closeObject()
     }
 
-    public static func snapshot(state: JSONValue, extras: JSONValue) throws(SnapshotError) -> JSONValue {
+    public nonisolated static func snapshot(state: JSONValue, extras: JSONValue) throws(SnapshotError) -> JSONValue {
         [
             "state": try ProductListState.snapshot(
                 json: SnapshotReader(state, path: "state"),

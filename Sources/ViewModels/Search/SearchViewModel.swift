@@ -157,7 +157,7 @@ public final class SearchViewModel {
         json.closeObject()
     }
 
-    public static func snapshot(state: JSONValue, extras: JSONValue) throws(SnapshotError) -> JSONValue {
+    public nonisolated static func snapshot(state: JSONValue, extras: JSONValue) throws(SnapshotError) -> JSONValue {
         let extras = try SnapshotReader(extras, path: "extras")
         return [
             "state": try SearchState.snapshot(
