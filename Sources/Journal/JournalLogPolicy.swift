@@ -5,9 +5,9 @@ import Sessions
 /// Redis).
 struct JournalLogPolicy: Sendable, Equatable {
     /// A view model that logged more patches than this since its checkpoint gets a new one.
-    var checkpointPatches = 32
+    var checkpointPatches = 64
     /// …or more bytes than this (the patches since the checkpoint and the current extras).
-    var checkpointBytes = 4096
+    var checkpointBytes = 8192
 
     /// Whether the write of a view model needs a checkpoint, and if not, the mark to keep.
     /// - Parameters:
