@@ -128,6 +128,16 @@ public struct JSONTextWriter: ~Copyable {
         text.put(value ? "true" : "false")
     }
 
+    /// Writes a value given as its JSON text, a literal written as it is (a value that is always the same, in one
+    /// piece rather than member by member). NB: the text must be one well-formed JSON value (checked in debug
+    /// builds).
+    public mutating func literal(_ json: StaticString) {
+        let bytes = UnsafeBufferPointer(start: json.utf8Start, count: json.utf8CodeUnitCount)
+        assert((try? JSONParser.parse(Array(bytes))) != nil, "not a JSON value: \(json)")
+        separate(reserving: bytes.count)
+        text.put(bytes)
+    }
+
     public mutating func null() {
         separate(reserving: 4)
         text.put("null")

@@ -150,6 +150,38 @@ struct SnapshotTests {
         await store.finish()
     }
 
+    /// A load's extras are its snapshot without the value, with whether it has one, in every case (the cases
+    /// without a payload are written as literals); with the value they make the snapshot again.
+    @Test func extrasAreTheSnapshotWithoutTheValue() throws {
+        let results = SearchResults(
+            searchString: "kittens", totalResults: 150, page: 1, pages: 3,
+            photos: photoPage(text: "kittens", page: 1).photos.map(PhotoCell.init))
+        let error = UpstreamError(kind: .upstream, message: "HTTP 503", status: 503)
+        let request = SearchRequest(text: "kittens", page: 2)
+        let loads: [Loadable<SearchResults, SearchRequest>] = [
+            .idle, .loading(request, previous: nil), .loading(request, previous: results), .loaded(results),
+            .failed(error, previous: nil), .failed(error, previous: results),
+        ]
+        for load in loads {
+            var extrasText = JSONTextWriter()
+            load.writeExtras(to: &extrasText) { $0.writeSnapshot(to: &$1) }
+            let extras = try JSONParser.parse(extrasText.take())
+            var snapshotText = JSONTextWriter()
+            load.writeSnapshot(to: &snapshotText)
+            let snapshot = try JSONParser.parse(snapshotText.take())
+            var expected = try #require(snapshot.objectValue)
+            expected["hasValue"] = .bool(load.value != nil)
+            expected["value"] = nil
+            #expect(extras == .object(expected), "\(load)")
+            let value = try load.value.map { value in
+                var text = JSONTextWriter()
+                value.writeSnapshot(to: &text)
+                return try JSONParser.parse(text.take())
+            }
+            #expect(try Loadable<SearchResults, SearchRequest>.snapshot(extras: extras, value: value) == snapshot)
+        }
+    }
+
     /// The extras change with what the state's JSON does not show (a pending automatic search, a load's request),
     /// not with what it does: typing changes the state alone, so the journal writes only its patches.
     @Test func typingChangesTheStateButNotTheExtras() async throws {

@@ -148,11 +148,6 @@ extension SearchResults {
 }
 
 extension SearchState {
-    /// The extras of the results' load.
-    func writeResultsExtras(to json: inout JSONTextWriter) {
-        results.writeExtras(to: &json) { $0.writeSnapshot(to: &$1) }
-    }
-
     /// The snapshot form (``writeSnapshot(to:)``'s JSON) of the state whose API JSON is `json`, with the results'
     /// extras `resultsExtras`.
     static func snapshot(json: SnapshotReader, resultsExtras: JSONValue) throws(SnapshotError) -> JSONValue {

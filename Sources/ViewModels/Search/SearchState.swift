@@ -108,6 +108,12 @@ public struct SearchState: ViewModelState {
         }
     }
 
+    /// Writes the journal's extras of the results' load (``Loadable/writeExtras(to:request:)``). NB: read in
+    /// place, like ``isSearching``: the journal writes them on every change.
+    func writeResultsExtras(to json: inout JSONTextWriter) {
+        _results.wrappedValue.writeExtras(to: &json) { $0.writeSnapshot(to: &$1) }
+    }
+
     /// Whether load-more is enabled: results shown, more pages, nothing in flight.
     /// NB: read in place, like ``isSearching``.
     public var canLoadMore: Bool {
