@@ -4,32 +4,32 @@
 /// Keys of session `ID`, named by its digest `D` (``SessionID/digest(_:)``; the braces are a Redis Cluster hash
 /// tag: one session's keys share a slot):
 /// - `vmhost:{D}`: hash. `owner` → the process that may write it; `e` → its epoch `E`, raised by every takeover
-///   (the keys below carry it); `vm:NAME` → a view model's checkpoint (`y` and the raw deflate of its version,
-///   state and snapshot: ``JournalRecordCoding``; or, written by earlier releases, `z` and the same, or
-///   `{"version", "state", "snapshot"}`); `sub` → the hex SHA-256 of the subject the session belongs to (only
-///   with authentication).
+///   (the keys below carry it); `vm:NAME` → a view model's checkpoint (`w` and the raw deflate of its version,
+///   state and extras: ``JournalRecordCoding``; or, written by earlier releases, `x`, `y` or `z` and the same
+///   with the snapshot for the extras, or `{"version", "state", "snapshot"}`); `sub` → the hex SHA-256 of the
+///   subject the session belongs to (only with authentication).
 /// - `vmhost:{D}:r:NAME:E`: list, the view model's newest patches, `"VERSION PATCH"` each (a large patch
 ///   compressed), oldest first: its replay ring and the log since its checkpoint in one, which a reader
 ///   applies to the checkpoint's state.
-/// - `vmhost:{D}:d:NAME:E`: string, the part of the view model's snapshot changed since the checkpoint
-///   (``SnapshotDelta``; none right after a checkpoint), behind the log's newest patches when the fast path put
-///   them there rather than in the list (``JournalRecordCoding/appendDeltaKeyValue(pending:count:delta:to:)``).
+/// - `vmhost:{D}:d:NAME:E`: string, the view model's extras once they changed since the checkpoint (`e` and their
+///   text: ``JournalRecordCoding/appendExtras(_:to:)``; none right after a checkpoint, which holds them). Earlier
+///   releases kept the snapshot's delta here (``SnapshotDelta``), behind the log's newest patches for `x`.
 /// - `vmhost:{D}:k`: hash, `Idempotency-Key` → its answer (``JournalRecordCoding``), and `""` (never a key: keys
 ///   are 1 to 255 characters) → the bytes of the answers; `vmhost:{D}:ko`: list, the keys oldest first.
 ///
 /// Fencing by name: the list and the delta key of a view model are named by the epoch, and a takeover renames
-/// them to the next one. So an ordinary write needs no script: `SET … XX` of the delta key (with the newest
-/// patches), or `RPUSHX` of the patches and a `SET` of the delta, in a transaction (``RedisJournal``'s fast
-/// path). `XX` sets only a key that exists and `RPUSHX` pushes only onto a list that does, under the writer's
-/// epoch, so a process that lost the session writes nothing and learns so from their replies (a `SET` behind an
-/// `RPUSHX` that pushed nothing lands under the old epoch's name, which nobody reads, and expires). It then
-/// writes in full through ``write``, which checks the owner and tells it the session went elsewhere.
+/// them to the next one. So an ordinary write needs no script: `RPUSHX` of the patches, and a `SET` of the extras
+/// when they changed, in a transaction (``RedisJournal``'s fast path). `RPUSHX` pushes only onto a list that
+/// exists under the writer's epoch, so a process that lost the session writes nothing and learns so from the
+/// reply (a `SET` behind an `RPUSHX` that pushed nothing lands under the old epoch's name, which nobody reads,
+/// and expires). It then writes in full through ``write``, which checks the owner and tells it the session went
+/// elsewhere.
 ///
 /// Earlier releases (epoch 0, no `e`): the list was `vmhost:{D}:r:NAME` and the delta the hash's field
-/// `d:NAME`; a takeover renames and moves them (``takeOver``). A checkpoint this release writes starts with `x`
-/// (`y` before delta keys held patches, `z` before epochs) so that an earlier release, which would read the
-/// record without the patches its delta key holds (or, before epochs, without its log), finds it unreadable
-/// and treats it as missing instead of loading an older state.
+/// `d:NAME`; a takeover renames and moves them (``takeOver``). A checkpoint this release writes starts with `w`
+/// (`x` before extras, `y` before delta keys held patches, `z` before epochs) so that an earlier release, which
+/// would read extras as a snapshot (or, before epochs, the record without its log), finds it unreadable and
+/// treats it as missing instead of loading a wrong or older state.
 enum JournalScript: CaseIterable {
     case write, takeOver, release, touch, delete, hibernate
 
@@ -54,15 +54,15 @@ enum JournalScript: CaseIterable {
     /// ARGV: owner, ttl ms, key capacity, bytes of answers kept per session (past either, the oldest keys go; the
     /// newest stays), session count; then per session: mode (`update` | `full`), for `full` only the session's
     /// subject digest (empty for none) and its epoch, view model count, answer count, then per view model: name,
-    /// checkpoint (empty for none: then the snapshot delta is written), snapshot delta (empty with a
-    /// checkpoint), the entries its replay list keeps (the replay ring's and every one after the checkpoint),
+    /// checkpoint (empty for none), the delta key's value (the extras; empty with a checkpoint, which holds
+    /// them: the key is deleted), the entries its replay list keeps (the replay ring's and every one after the checkpoint),
     /// patch count, patches…; then per answer: key, answer.
     /// Returns one integer per session, in order: 1 written, 0 owned by another process (nothing of it
     /// written), -1 missing (an `update` of a session Redis no longer has: write it in full).
     ///
     /// Each session is fenced on its own: one owned elsewhere leaves the others of the call written.
     /// Once a list holds a sixteenth more than it keeps, a `LTRIM` cuts it back (a reader takes only the ring's
-    /// bounds of it). Expiry is set when a key is created (a `full` write, a new list, every delta) and refreshed
+    /// bounds of it). Expiry is set when a key is created (a `full` write, a new list, all extras) and refreshed
     /// by ``touch`` for sessions in use; `HSET` and `RPUSH` keep a key's expiry.
     /// NB: one call for many sessions rather than one each: per session, the call's own cost (the script's
     /// lookup and Lua setup in Redis; a command, its callback and its reply in vmhost) was more than the writes.
