@@ -55,8 +55,8 @@ enum JournalScript: CaseIterable {
     /// newest stays), session count; then per session: mode (`update` | `full`), for `full` only the session's
     /// subject digest (empty for none) and its epoch, view model count, answer count, then per view model: name,
     /// checkpoint (empty for none), the delta key's value (the extras; empty with a checkpoint, which holds
-    /// them: the key is deleted), the entries its replay list keeps (the replay ring's and every one after the checkpoint),
-    /// patch count, patches…; then per answer: key, answer.
+    /// them: the key is deleted), the entries its replay list keeps (the replay ring's and every one after the
+    /// checkpoint), patch count, patches…; then per answer: key, answer.
     /// Returns one integer per session, in order: 1 written, 0 owned by another process (nothing of it
     /// written), -1 missing (an `update` of a session Redis no longer has: write it in full).
     ///

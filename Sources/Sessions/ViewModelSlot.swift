@@ -89,8 +89,8 @@ public final class ViewModelSlot {
     }
 
     /// Continues a view model from its journal entry: the model restores its snapshot, or its state and extras
-    /// (restarting work that was in flight), the channel resumes at the journal's version and replay ring, and any difference
-    /// between the journal's state and the restored model's becomes the next version.
+    /// (restarting work that was in flight), the channel resumes at the journal's version and replay ring, and
+    /// any difference between the journal's state and the restored model's becomes the next version.
     static func restore(
         _ entry: SessionRecord.ViewModel, registration: ViewModelRegistration, replay: ReplayLimits
     ) throws(SnapshotError) -> ViewModelSlot {

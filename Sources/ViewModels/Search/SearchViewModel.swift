@@ -139,19 +139,21 @@ public final class SearchViewModel {
 
     /// The state with the request of a search in flight, and whether an automatic search is pending.
     public func writeSnapshot(to json: inout JSONTextWriter) {
-        json.openObject()
-        json.key("state")
-        state.writeSnapshot(to: &json)
-        json.key("debouncePending")
-        json.bool(debounce != nil)
-        json.closeObject()
+        writeWithDebounce("state", to: &json) { state.writeSnapshot(to: &$0) }
     }
 
     /// The results' status, failure and request, and whether an automatic search is pending.
     public func writeExtras(to json: inout JSONTextWriter) {
+        writeWithDebounce("results", to: &json) { state.writeResultsExtras(to: &$0) }
+    }
+
+    /// The object both forms share: `part` written by `writePart`, then `debouncePending`.
+    private func writeWithDebounce(
+        _ part: StaticString, to json: inout JSONTextWriter, _ writePart: (inout JSONTextWriter) -> Void
+    ) {
         json.openObject()
-        json.key("results")
-        state.writeResultsExtras(to: &json)
+        json.key(part)
+        writePart(&json)
         json.key("debouncePending")
         json.bool(debounce != nil)
         json.closeObject()
