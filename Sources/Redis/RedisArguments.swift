@@ -19,12 +19,6 @@ public struct RedisArguments: ~Copyable {
     /// The bytes of the encoded arguments.
     public var byteCount: Int { text.count }
 
-    /// Empties it, keeping its buffer (one buffer for one command's arguments after another).
-    public mutating func removeAll() {
-        text.removeAll()
-        count = 0
-    }
-
     /// Calls `body` with the encoded arguments.
     public func withEncoded<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         try text.withBytes(body)
@@ -61,12 +55,6 @@ public struct RedisArguments: ~Copyable {
     public mutating func append(encoded: ArraySlice<UInt8>, count: Int) {
         text.put(encoded)
         self.count += count
-    }
-
-    /// Appends every argument of `arguments` (one copy).
-    public mutating func append(_ arguments: borrowing RedisArguments) {
-        arguments.withEncoded { text.put($0) }
-        count += arguments.count
     }
 
     /// Starts a command of `count` arguments (`*COUNT\r\n`): for several commands in one buffer
