@@ -41,6 +41,13 @@ public struct JSONTextWriter: ~Copyable {
         try text.withBytes(body)
     }
 
+    /// Whether the text written so far is `bytes` (compared eight bytes at a time, without a copy).
+    public func hasText(_ bytes: [UInt8]) -> Bool {
+        text.withBytes { written in
+            bytes.withUnsafeBytes { UnsafeRawBufferPointer(written).hasSameBytes(as: $0) }
+        }
+    }
+
     /// Hands the text over, leaving the writer empty.
     public mutating func take() -> [UInt8] {
         defer { removeAll() }

@@ -31,19 +31,39 @@ struct JournalWriteBatch: ~Copyable {
     /// The sessions written by the script, in order.
     private(set) var members: [Member] = []
 
-    /// One session's ordinary update in the transaction: one view model's delta and new patches.
+    /// One session's write in the transaction: an ordinary update of one view model (its new patches, and its
+    /// extras when they changed), or the first write of a session created here.
     struct FastMember {
         let session: Session
-        let slot: ViewModelSlot
+        /// The view model updated; nil for a session's creation (`HSET` of its hash, then `PEXPIRE`).
+        let slot: ViewModelSlot?
         /// The entries a `LTRIM` after the push cut the list back to (0: none sent).
         let trimmedTo: Int
         /// Whether it set the delta key to the view model's extras (they changed).
         let setsExtras: Bool
-        /// The transaction's commands it sent: `RPUSHX`, then `LTRIM` and the delta key's `SET` if any.
-        var commands: Int { 1 + (trimmedTo > 0 ? 1 : 0) + (setsExtras ? 1 : 0) }
+        /// The transaction's commands it sent: `RPUSHX`, then `LTRIM` and the delta key's `SET` if any; or for a
+        /// creation `HSET` and `PEXPIRE`.
+        var commands: Int { slot == nil ? 2 : 1 + (trimmedTo > 0 ? 1 : 0) + (setsExtras ? 1 : 0) }
+
+        /// An ordinary update of `slot`.
+        init(session: Session, slot: ViewModelSlot, trimmedTo: Int, setsExtras: Bool) {
+            self.session = session
+            self.slot = slot
+            self.trimmedTo = trimmedTo
+            self.setsExtras = setsExtras
+        }
+
+        /// The creation of `session`.
+        init(creating session: Session) {
+            self.session = session
+            slot = nil
+            trimmedTo = 0
+            setsExtras = false
+        }
     }
 
-    /// The ordinary updates (``FastMember``): `RPUSHX`, perhaps `LTRIM`, perhaps `SET … PX` of the extras.
+    /// The ordinary updates (``FastMember``): `RPUSHX`, perhaps `LTRIM`, perhaps `SET … PX` of the extras; and the
+    /// creations: `HSET` of the hash (owner, epoch, subject, checkpoints), `PEXPIRE`.
     var transaction = RedisTransaction(capacity: 4096)
     /// The sessions written by the transaction, in order.
     private(set) var fastMembers: [FastMember] = []

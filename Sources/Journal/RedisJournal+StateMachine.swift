@@ -24,6 +24,10 @@ extension RedisJournal {
         private(set) var dirty: [(id: ID, member: Member)] = []
         /// Sessions whose next write is a full one (created here, Redis was away, or Redis lost them), by id.
         private(set) var needsFullWrite: [ID: Member] = [:]
+        /// Sessions created here whose first write has not ended: nobody else can own them (a fresh id) and none of
+        /// their keys exist, so that write (``WriteMode/create``) needs no fencing. NB: a subset of
+        /// ``needsFullWrite``.
+        private(set) var uncreated: Set<ID> = []
         /// Since when the oldest dirty session has waited (nil when none).
         private(set) var dirtySince: ContinuousClock.Instant?
         /// Whether a flush is writing its batch.
@@ -49,6 +53,9 @@ extension RedisJournal {
             case update
             /// Everything: the session as a whole, its replay ring and idempotency answers included.
             case full
+            /// The first write of a session created here (its fresh id is nobody else's; none of its keys exist):
+            /// everything, as ``full``, and the journal may write it without checking the owner.
+            case create
         }
 
         /// What a flush does with one session of its batch.
@@ -135,12 +142,14 @@ extension RedisJournal {
             return isFlushing ? .nextTurn : .endOfTurn
         }
 
-        /// Session `id` was created here: its first write is a full one. Answers as ``markDirty(_:_:at:flushScheduled:)``.
+        /// Session `id` was created here: its first write is a full one, with nothing to fence
+        /// (``WriteMode/create``). Answers as ``markDirty(_:_:at:flushScheduled:)``.
         mutating func created(
             _ id: ID, _ member: Member, isQueued: Bool = false,
             at now: @autoclosure () -> ContinuousClock.Instant, flushScheduled: Bool
         ) -> FlushSchedule {
             needsFullWrite[id] = member
+            uncreated.insert(id)
             return markDirty(id, member, isQueued: isQueued, at: now(), flushScheduled: flushScheduled)
         }
 
@@ -149,6 +158,7 @@ extension RedisJournal {
             // NB: a walk over this turn's marks (few): sessions close far less often than they change.
             if let index = dirty.firstIndex(where: { $0.id == id }) { dirty.remove(at: index) }
             needsFullWrite[id] = nil
+            uncreated.remove(id)
         }
 
         /// A flush begins: hands out its batch (every dirty session) and empties it.
@@ -166,7 +176,8 @@ extension RedisJournal {
             if isClosed { return .skip }
             if isBeingWritten { return .waitForWriteInFlight }
             // NB: no lookup while no session needs a full write (the steady state): no hash per command.
-            return .write(!needsFullWrite.isEmpty && needsFullWrite[id] != nil ? .full : .update)
+            guard !needsFullWrite.isEmpty, needsFullWrite[id] != nil else { return .write(.update) }
+            return .write(uncreated.contains(id) ? .create : .full)
         }
 
         /// The flush wrote its batch.
@@ -176,13 +187,15 @@ extension RedisJournal {
 
         // MARK: Outcomes
 
-        /// The write of session `id`, in `mode`, ended with `outcome`.
+        /// The write of session `id`, in `mode`, ended with `outcome`. A creation that failed may have been made
+        /// or not: the session's next write is a full one, fenced.
         mutating func writeEnded(
             _ id: ID, _ member: Member, mode: WriteMode, outcome: WriteOutcome
         ) -> WriteEndAction {
+            if mode == .create { uncreated.remove(id) }
             switch outcome {
             case .written:
-                if mode == .full { needsFullWrite[id] = nil }
+                if mode != .update { needsFullWrite[id] = nil }
                 return .commit
             case .ownedElsewhere:
                 forget(id)

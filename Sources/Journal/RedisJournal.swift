@@ -309,7 +309,8 @@ public final class RedisJournal: SessionJournal {
     private func append(
         _ session: Session, mode: Writes.WriteMode, to batch: inout JournalWriteBatch
     ) {
-        let full = mode == .full
+        if mode == .create, appendCreation(session, to: &batch) { return }
+        let full = mode != .update
         // NB: loops over the session's slots (a few), each time with ``carries(_:full:)``, rather than an array of
         // the slots to write (an allocation per write); and loops, not `filter`: a closure here checks its
         // executor on every call. `journaledVersion` (the version last sent) changes only after the last loop.
@@ -404,51 +405,102 @@ public final class RedisJournal: SessionJournal {
         extrasWriter.removeAll()
         slot.model.writeExtras(to: &extrasWriter)
         let previous = slot.journaledVersion
-        let member = extrasWriter.withBytes { (extras) -> JournalWriteBatch.FastMember? in
-            let plan = plan(slot, extrasBytes: extras.count, previous: previous, full: false)
-            guard let mark = plan.mark, plan.keep > 0, plan.newlyHeld > 0, plan.newlyHeld <= plan.keep else {
-                return nil
-            }
-            slot.journalMark = mark
-            let keys = JournalKeys.splitFirst(viewModelKeys(of: slot, in: session))
-            batch.transaction.append(argumentCount: 2 + plan.newlyHeld) { command in
-                command.append(encoded: Self.encodedPushToExisting, count: 1)
-                command.append(encoded: keys.first, count: 1)
-                appendNewEntries(of: slot, after: previous, skipping: 0, to: &command)
-            }
-            let length = slot.journalListLength + plan.newlyHeld
-            let trimmedTo = length > plan.keep + plan.keep / 16 ? plan.keep : 0
-            if trimmedTo > 0 {
-                batch.transaction.append(argumentCount: 4) { command in
-                    command.append("LTRIM")
-                    command.append(encoded: keys.first, count: 1)
-                    command.append(-plan.keep)
-                    command.append(-1)
-                }
-            }
-            let setsExtras = !slot.journalExtras.withUnsafeBytes { $0.hasSameBytes(as: UnsafeRawBufferPointer(extras)) }
-            if setsExtras {
-                slot.journalExtras = Array(extras)
-                batch.transaction.append(argumentCount: 5) { command in
-                    command.append(encoded: Self.encodedSet, count: 1)
-                    command.append(encoded: keys.rest, count: 1)
-                    JournalRecordCoding.appendExtras(slot.journalExtras, to: &command)
-                    command.append(encoded: encodedExpiry, count: 2)
-                }
-            }
-            return JournalWriteBatch.FastMember(
-                session: session, slot: slot, trimmedTo: trimmedTo, setsExtras: setsExtras)
+        // NB: no closure around this (`withBytes`): a closure here checked its executor on every call (~450
+        // instructions a command).
+        let plan = plan(slot, extrasBytes: extrasWriter.count, previous: previous, full: false)
+        guard let mark = plan.mark, plan.keep > 0, plan.newlyHeld > 0, plan.newlyHeld <= plan.keep else {
+            return false
         }
-        guard let member else { return false }
+        slot.journalMark = mark
+        let keys = JournalKeys.splitFirst(viewModelKeys(of: slot, in: session))
+        batch.transaction.append(argumentCount: 2 + plan.newlyHeld) { command in
+            command.append(encoded: Self.encodedPushToExisting, count: 1)
+            command.append(encoded: keys.first, count: 1)
+            appendNewEntries(of: slot, after: previous, skipping: 0, to: &command)
+        }
+        let length = slot.journalListLength + plan.newlyHeld
+        let trimmedTo = length > plan.keep + plan.keep / 16 ? plan.keep : 0
+        if trimmedTo > 0 {
+            batch.transaction.append(argumentCount: 4) { command in
+                command.append("LTRIM")
+                command.append(encoded: keys.first, count: 1)
+                command.append(-plan.keep)
+                command.append(-1)
+            }
+        }
+        let setsExtras = !extrasWriter.hasText(slot.journalExtras)
+        if setsExtras {
+            slot.journalExtras = extrasWriter.bytes
+            batch.transaction.append(argumentCount: 5) { command in
+                command.append(encoded: Self.encodedSet, count: 1)
+                command.append(encoded: keys.rest, count: 1)
+                JournalRecordCoding.appendExtras(slot.journalExtras, to: &command)
+                command.append(encoded: encodedExpiry, count: 2)
+            }
+        }
         session.isBeingJournaled = true
         slot.journaledVersion = slot.channel.latestVersion
-        batch.add(member)
+        batch.add(
+            JournalWriteBatch.FastMember(session: session, slot: slot, trimmedTo: trimmedTo, setsExtras: setsExtras))
         return true
     }
 
     /// The fast path's constant arguments, encoded once: `SET`, `RPUSHX` (and ``encodedExpiry``).
     private static let encodedSet = RedisCommand([Array("SET".utf8)]).encodedArguments
     private static let encodedPushToExisting = RedisCommand([Array("RPUSHX".utf8)]).encodedArguments
+
+    /// A session's creation as plain commands in the batch's transaction: `HSET` of its hash (owner, epoch,
+    /// subject, each view model's checkpoint) and `PEXPIRE` of it; what the script writes in full for it, without
+    /// the script. Nothing is fenced: the session's id is fresh (nobody else can own it, none of its keys exist),
+    /// and no list or delta key is written (its view models have no patch yet; their checkpoints hold the extras).
+    /// False (nothing appended, nothing changed) when the session has more to write than that: idempotency
+    /// answers, or a view model with patches (it changed before its first write); the script writes it in full.
+    /// NB: what Redis spent on a creation through the script was ~17 µs (11 calls from Lua, among them six `DEL`s
+    /// of keys a new session has not got); as these two commands, ~2 µs (docs/performance.md, issue 26's ninth stop).
+    private func appendCreation(_ session: Session, to batch: inout JournalWriteBatch) -> Bool {
+        guard session.unjournaledAnswers.isEmpty else { return false }
+        for slot in session.slots where !slot.channel.heldVersions.isEmpty || !slot.channel.replayedPatches.isEmpty {
+            return false
+        }
+        if session.journalKeys.isEmpty { session.journalKeys = JournalKeys.encodedWriteKeys(of: session.digest) }
+        let hash = JournalKeys.splitFirst(session.journalKeys).first
+        let subject = session.owner ?? ""
+        batch.transaction.append(argumentCount: 6 + (subject.isEmpty ? 0 : 2) + 2 * session.slots.count) { command in
+            command.append("HSET")
+            command.append(encoded: hash, count: 1)
+            command.append("owner")
+            command.append(owner)
+            command.append("e")
+            command.append(session.journalEpoch)
+            if !subject.isEmpty {
+                command.append("sub")
+                command.append(subject)
+            }
+            for slot in session.slots {
+                extrasWriter.removeAll()
+                slot.model.writeExtras(to: &extrasWriter)
+                let extras = extrasWriter.bytes
+                let channel = slot.channel
+                let version = channel.latestVersion
+                command.append("vm:" + slot.name)
+                JournalRecordCoding.appendCheckpoint(
+                    version: version, stateBytes: channel.stateBytes, extras: extras, scratch: &checkpointScratch,
+                    compressor: compressor, to: &command)
+                slot.journalMark = JournalMark(version: version)
+                slot.journalExtras = extras
+                slot.journalListLength = 0
+                slot.journaledVersion = version
+            }
+        }
+        batch.transaction.append(argumentCount: 3) { command in
+            command.append("PEXPIRE")
+            command.append(encoded: hash, count: 1)
+            command.append(ttlMilliseconds)
+        }
+        session.isBeingJournaled = true
+        batch.add(JournalWriteBatch.FastMember(creating: session))
+        return true
+    }
 
     /// Sends `batch`: its script call and its transaction; their replies end each of its sessions' writes.
     private func send(_ batch: borrowing JournalWriteBatch) {
@@ -507,26 +559,36 @@ public final class RedisJournal: SessionJournal {
                 logger.error("journal transaction: unexpected reply", metadata: ["reply": "\(other)"])
             }
             for member in members {
-                finishWrite(member.session, mode: .update, outcome: outcome(of: result, member.session))
+                finishWrite(
+                    member.session, mode: member.slot == nil ? .create : .update,
+                    outcome: outcome(of: result, member.session))
             }
             return
         }
         onWriteLatency?(client.clock.now - started)
         var index = 0
         for member in members {
-            // NB: `RPUSHX` first, then `LTRIM` and `SET` if sent.
-            let pushedTo = replies[index].integer ?? 0
-            let written = pushedTo > 0 && (!member.setsExtras || replies[index + member.commands - 1] == .status("OK"))
+            let first = index
             index += member.commands
+            guard let slot = member.slot else {
+                // A creation: `HSET` answers the fields it added, `PEXPIRE` 1 (the hash exists).
+                let created = replies[first].integer != nil && replies[first + 1] == .integer(1)
+                let reply = created ? RedisReply.integer(1) : .array(Array(replies[first..<index]))
+                finishWrite(member.session, mode: .create, outcome: outcome(of: .success(reply), member.session))
+                continue
+            }
+            // NB: `RPUSHX` first, then `LTRIM` and `SET` if sent.
+            let pushedTo = replies[first].integer ?? 0
+            let written = pushedTo > 0 && (!member.setsExtras || replies[index - 1] == .status("OK"))
             if written {
-                member.slot.journalListLength = member.trimmedTo > 0 ? member.trimmedTo : Int(pushedTo)
+                slot.journalListLength = member.trimmedTo > 0 ? member.trimmedTo : Int(pushedTo)
                 statistics.writes += 1
                 finishWrite(member.session, mode: .update, outcome: .written)
             } else {
                 // NB: the list was gone (taken over, or lost by Redis): `RPUSHX` pushed nothing; a `SET` behind it
                 // went to a key nobody reads (an old epoch's), which expires. The full write next rewrites them or
                 // finds the other owner.
-                member.slot.journalListLength = 0
+                slot.journalListLength = 0
                 finishWrite(member.session, mode: .update, outcome: .missing)
             }
         }
@@ -604,7 +666,7 @@ public final class RedisJournal: SessionJournal {
     ) {
         extrasWriter.removeAll()
         slot.model.writeExtras(to: &extrasWriter)
-        let extras = extrasWriter.withBytes { Array($0) }
+        let extras = extrasWriter.bytes
         let channel = slot.channel
         let latest = channel.latestVersion
         let plan = plan(slot, extrasBytes: extras.count, previous: previous, full: full)

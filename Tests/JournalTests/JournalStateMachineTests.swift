@@ -80,13 +80,46 @@ struct JournalStateMachineTests {
         #expect(!machine.dirty.contains { $0.id == "c" })
     }
 
-    @Test func aCreatedSessionIsWrittenInFull() {
+    @Test func aCreatedSessionIsWrittenInFullAsACreation() {
         var machine = Machine()
         #expect(machine.created("a", "A", at: start, flushScheduled: false) == .endOfTurn)
         #expect(described(machine.dirty) == ["a: A"] && machine.needsFullWrite == ["a": "A"])
+        #expect(machine.uncreated == ["a"])
         let batch = machine.beginFlush()
         #expect(described(batch) == ["a: A"])
+        #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: false) == .write(.create))
+    }
+
+    /// A creation made or not (its reply lost, or Redis away) leaves the session due a full write, fenced this
+    /// time: Redis may hold the hash it wrote.
+    @Test(arguments: [Machine.WriteOutcome.failed, .unexpected])
+    func aCreationThatFailedIsWrittenInFullThroughTheFence(outcome: Machine.WriteOutcome) {
+        var machine = Machine()
+        _ = machine.created("a", "A", at: start, flushScheduled: false)
+        _ = machine.beginFlush()
+        #expect(machine.writeEnded("a", "A", mode: .create, outcome: outcome) == .degrade)
+        #expect(machine.needsFullWrite == ["a": "A"] && machine.uncreated.isEmpty)
+        _ = machine.markDirty("a", "A", at: start, flushScheduled: false)
         #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: false) == .write(.full))
+    }
+
+    @Test func aWrittenCreationCommitsAndEndsTheNeedForAFullWrite() {
+        var machine = Machine()
+        _ = machine.created("a", "A", at: start, flushScheduled: false)
+        _ = machine.beginFlush()
+        #expect(machine.writeEnded("a", "A", mode: .create, outcome: .written) == .commit)
+        #expect(machine.needsFullWrite.isEmpty && machine.uncreated.isEmpty)
+        _ = machine.markDirty("a", "A", at: start, flushScheduled: false)
+        #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: false) == .write(.update))
+    }
+
+    /// A write that could not be made (Redis unavailable at the flush) sent nothing: the session is still new.
+    @Test func aCreationThatCouldNotBeMadeIsStillOne() {
+        var machine = Machine()
+        _ = machine.created("a", "A", at: start, flushScheduled: false)
+        _ = machine.beginFlush()
+        #expect(machine.writeImpossible("a", "A") == .degrade)
+        #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: false) == .write(.create))
     }
 
     @Test func aForgottenSessionIsNeitherDirtyNorDueInFull() {
@@ -97,7 +130,7 @@ struct JournalStateMachineTests {
         machine.forget("b")
         #expect(described(machine.dirty) == ["a: A", "c: C"], "the others stay, in order")
         machine.forget("a")
-        #expect(described(machine.dirty) == ["c: C"] && machine.needsFullWrite.isEmpty)
+        #expect(described(machine.dirty) == ["c: C"] && machine.needsFullWrite.isEmpty && machine.uncreated.isEmpty)
     }
 
     // MARK: Flushing
@@ -245,12 +278,12 @@ struct JournalStateMachineTests {
 
     // MARK: A whole exchange
 
-    /// A session created, changed while its first (full) write is in flight, and written again as an update.
+    /// A session created, changed while its first write (a creation) is in flight, and written again as an update.
     @Test func aChangeDuringAWriteInFlightIsWrittenAfterIt() {
         var machine = Machine()
         #expect(machine.created("a", "A", at: start, flushScheduled: false) == .endOfTurn)
         #expect(described(machine.beginFlush()) == ["a: A"])
-        #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: false) == .write(.full))
+        #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: false) == .write(.create))
         machine.endFlush()
         // A command changes it while the write is in flight: the next flush leaves it waiting.
         #expect(machine.markDirty("a", "A", at: at(.milliseconds(1)), flushScheduled: false) == .endOfTurn)
@@ -260,8 +293,8 @@ struct JournalStateMachineTests {
         // Another change meanwhile: the session is queued (its write in flight writes it again), not added twice.
         #expect(machine.markDirty("a", "A", isQueued: true, at: at(.milliseconds(1)), flushScheduled: false) == .none)
         #expect(machine.dirty.isEmpty)
-        // The full write is acknowledged; the session still has changes, so it is marked again.
-        #expect(machine.writeEnded("a", "A", mode: .full, outcome: .written) == .commit)
+        // The creation is acknowledged; the session still has changes, so it is marked again.
+        #expect(machine.writeEnded("a", "A", mode: .create, outcome: .written) == .commit)
         #expect(machine.writesAgain(hasUnjournaledChanges: true, isClosed: false))
         #expect(machine.markDirty("a", "A", at: at(.milliseconds(2)), flushScheduled: false) == .endOfTurn)
         #expect(described(machine.beginFlush()) == ["a: A"])

@@ -124,6 +124,67 @@ struct JournalBatchTests {
         }
     }
 
+    /// A new session's first write is two plain commands in the turn's transaction, not the script: `HSET` of its
+    /// hash (owner, epoch, each view model's checkpoint) and `PEXPIRE` (its id is fresh: nothing to fence, no key
+    /// to delete). Another process takes it over as any other; its first command goes through the script (the
+    /// view model's first list), the next ones are pushed.
+    @Test func aNewSessionIsWrittenWithPlainCommands() async throws {
+        try await withTwoJournaledApps { redis, first, second in
+            let scripts = try redis.calls(of: "evalsha") + redis.calls(of: "eval")
+            let (sets, expiries, deletes) = (
+                try redis.calls(of: "hset"), try redis.calls(of: "pexpire"), try redis.calls(of: "del")
+            )
+            let id = try await first.createSession()
+            #expect(try redis.calls(of: "evalsha") + redis.calls(of: "eval") == scripts, "no script")
+            #expect(try redis.calls(of: "hset") == sets + 1 && redis.calls(of: "pexpire") == expiries + 1)
+            #expect(try redis.calls(of: "del") == deletes, "a new session has no key to delete")
+            let keys = JournalKeys(digest: SessionID.digest(id))
+            guard case .array(let fields) = try redis.reply(["HKEYS", keys.hash]) else {
+                Issue.record("no hash")
+                return
+            }
+            #expect(Set(fields.compactMap(\.string)) == ["owner", "e", "vm:search", "vm:products", "vm:photo"])
+            #expect(try redis.reply(["HGET", keys.hash, "owner"]).string?.hasPrefix("first/") == true)
+            #expect(try redis.epoch(id) == 1)
+            let expiry = try #require(try redis.reply(["PTTL", keys.hash]).integer)
+            #expect(expiry > 0 && expiry <= 30 * 60 * 1000, "PTTL \(expiry) ms")
+            #expect(try redis.reply(["EXISTS", keys.replay("search", epoch: 1), keys.delta("search", epoch: 1)]) == .integer(0))
+            #expect(try redis.journaled(id, "search")?.state["searchText"] == "")
+            #expect(await Self.statistics(first).writeFailures == 0)
+
+            try await JournalFormatTests.type(first, id, count: 3, prefix: "typed")
+            #expect(try redis.calls(of: "evalsha") + redis.calls(of: "eval") == scripts + 1, "the first list")
+            #expect(try redis.journaled(id, "search")?.state["searchText"] == "typed 2")
+            let taken = try await second.client.get("/v1/sessions/\(id)/search")
+            #expect(taken.status == 200 && taken.header("X-VMHost-Node") == "second")
+            #expect(taken.json?["searchText"] == "typed 2")
+            #expect(try redis.epoch(id) == 2)
+        }
+    }
+
+    /// A session changed before its first write (here in the turn that created it) has patches to log: the script
+    /// writes it in full, as any other full write.
+    @Test func aSessionChangedBeforeItsFirstWriteIsWrittenByTheScript() async throws {
+        try await withTwoJournaledApps { redis, first, second in
+            let scripts = try redis.calls(of: "evalsha") + redis.calls(of: "eval")
+            let id = try await Self.createAndChange(first, text: "at once")
+            #expect(try await eventually { try redis.journaled(id, "search")?.state["searchText"] == "at once" })
+            #expect(try redis.calls(of: "evalsha") + redis.calls(of: "eval") == scripts + 1)
+            let keys = JournalKeys(digest: SessionID.digest(id))
+            #expect(try redis.reply(["LLEN", keys.replay("search", epoch: 1)]) == .integer(1))
+            let taken = try await second.client.get("/v1/sessions/\(id)/search")
+            #expect(taken.status == 200 && taken.json?["searchText"] == "at once")
+        }
+    }
+
+    @LoopActor
+    static func createAndChange(_ app: TestApplication, text: String) throws -> String {
+        let session = try app.application.sessions.create()
+        let search = try #require(session.slot("search")?.model as? SearchViewModel)
+        search.setText(text)
+        return session.id
+    }
+
     /// A write through the script (here one carrying two view models) pushes each one's new patches after those
     /// the fast path pushed, each version once and in order, and sets each one's extras; a takeover then reads
     /// the state, snapshot and replay the client saw.
