@@ -148,7 +148,9 @@ struct JournalBatchTests {
             #expect(try redis.epoch(id) == 1)
             let expiry = try #require(try redis.reply(["PTTL", keys.hash]).integer)
             #expect(expiry > 0 && expiry <= 30 * 60 * 1000, "PTTL \(expiry) ms")
-            #expect(try redis.reply(["EXISTS", keys.replay("search", epoch: 1), keys.delta("search", epoch: 1)]) == .integer(0))
+            #expect(
+                try redis.reply(["EXISTS", keys.replay("search", epoch: 1), keys.delta("search", epoch: 1)])
+                    == .integer(0))
             #expect(try redis.journaled(id, "search")?.state["searchText"] == "")
             #expect(await Self.statistics(first).writeFailures == 0)
 
