@@ -37,18 +37,23 @@ struct JournalWriteBatch: ~Copyable {
         let session: Session
         /// The view model updated; nil for a session's creation (`HSET` of its hash, then `PEXPIRE`).
         let slot: ViewModelSlot?
+        /// Whether it made the list (`RPUSH`, `PEXPIRE`, `HGET` of the owner) rather than pushed onto it.
+        let makesList: Bool
         /// The entries a `LTRIM` after the push cut the list back to (0: none sent).
         let trimmedTo: Int
         /// Whether it set the delta key to the view model's extras (they changed).
         let setsExtras: Bool
-        /// The transaction's commands it sent: `RPUSHX`, then `LTRIM` and the delta key's `SET` if any; or for a
-        /// creation `HSET` and `PEXPIRE`.
-        var commands: Int { slot == nil ? 2 : 1 + (trimmedTo > 0 ? 1 : 0) + (setsExtras ? 1 : 0) }
+        /// The transaction's commands it sent: `RPUSHX` (or `RPUSH`, `PEXPIRE` and `HGET`), then `LTRIM` and the
+        /// delta key's `SET` if any; or for a creation `HSET` and `PEXPIRE`.
+        var commands: Int {
+            slot == nil ? 2 : 1 + (makesList ? 2 : 0) + (trimmedTo > 0 ? 1 : 0) + (setsExtras ? 1 : 0)
+        }
 
         /// An ordinary update of `slot`.
-        init(session: Session, slot: ViewModelSlot, trimmedTo: Int, setsExtras: Bool) {
+        init(session: Session, slot: ViewModelSlot, makesList: Bool, trimmedTo: Int, setsExtras: Bool) {
             self.session = session
             self.slot = slot
+            self.makesList = makesList
             self.trimmedTo = trimmedTo
             self.setsExtras = setsExtras
         }
@@ -57,6 +62,7 @@ struct JournalWriteBatch: ~Copyable {
         init(creating session: Session) {
             self.session = session
             slot = nil
+            makesList = false
             trimmedTo = 0
             setsExtras = false
         }

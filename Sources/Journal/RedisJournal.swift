@@ -31,6 +31,8 @@ import ViewModels
 public final class RedisJournal: SessionJournal {
     /// This process's owner token (`node/incarnation`): unique per process start.
     public let owner: String
+    /// ``owner``'s bytes (what the session hash's `owner` holds).
+    private let ownerBytes: [UInt8]
     /// Counters for `/metrics`.
     public private(set) var statistics = JournalStatistics()
     /// Called with the round-trip time of every acknowledged write call (one per batch of sessions).
@@ -95,6 +97,7 @@ public final class RedisJournal: SessionJournal {
         self.store = store
         var generator = SystemRandomNumberGenerator()
         owner = "\(node)/\(String(generator.next() as UInt64, radix: 36))"
+        ownerBytes = Array(owner.utf8)
         let (seconds, attoseconds) = idleTimeout.components
         ttlMilliseconds = max(1000, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
         encodedExpiry = RedisCommand([Array("PX".utf8), Array(String(ttlMilliseconds).utf8)]).encodedArguments
@@ -320,7 +323,7 @@ public final class RedisJournal: SessionJournal {
             changed += 1
             carried = slot
         }
-        if !full, changed == 1, session.unjournaledAnswers.isEmpty, let carried, carried.journalListLength > 0,
+        if !full, changed == 1, session.unjournaledAnswers.isEmpty, let carried,
             appendFast(session, carried, to: &batch)
         {
             return
@@ -389,14 +392,18 @@ public final class RedisJournal: SessionJournal {
     }
 
     /// The fast path: an ordinary update of one view model (new patches, no checkpoint due, no idempotency
-    /// answers, its list known to exist) as plain commands in the batch's transaction: `RPUSHX list …` (and
-    /// `LTRIM` once the list holds a sixteenth more than it keeps), and, only when the view model's extras changed
-    /// since they were last written, `SET delta e… PX ttl`. Most commands change the state alone: one `RPUSHX`.
+    /// answers) as plain commands in the batch's transaction: `RPUSHX list …` (and `LTRIM` once the list holds a
+    /// sixteenth more than it keeps), and, only when the view model's extras changed since they were last written,
+    /// `SET delta e… PX ttl`. Most commands change the state alone: one `RPUSHX`.
     /// No script: the keys are named by the session's epoch, so a process that lost the session writes nothing
     /// (`RPUSHX` pushes only onto a list that exists; the takeover renamed it; a `SET` behind a push that pushed
     /// nothing lands under the old epoch's name, which nobody reads, and expires) and learns it from the reply; it
     /// then writes in full through the script, which checks the owner. False (nothing appended, nothing changed)
     /// when the write is not one: the script takes it.
+    /// A list not known to exist (a view model's first patches) is made by `RPUSH` and `PEXPIRE`, with `HGET` of
+    /// the owner in the same transaction: the fence read at the instant of the write. Another owner (or none)
+    /// there means the list was made under an epoch nobody reads (it expires): the write counts as missing, and the
+    /// full write next finds the other owner.
     /// NB: what Redis spent on such a write through the script was ~5 to 7 µs, mostly Lua's (its arguments and
     /// each `redis.call`); as `SET` and `RPUSHX`, ~3 µs; as mostly one `SET`, ~2 µs; as one `RPUSHX`, ~1.6 µs
     /// (docs/performance.md, issue 26's sixth to eighth stops). And no snapshot: writing it and finding its
@@ -413,10 +420,26 @@ public final class RedisJournal: SessionJournal {
         }
         slot.journalMark = mark
         let keys = JournalKeys.splitFirst(viewModelKeys(of: slot, in: session))
+        let makesList = slot.journalListLength == 0
         batch.transaction.append(argumentCount: 2 + plan.newlyHeld) { command in
-            command.append(encoded: Self.encodedPushToExisting, count: 1)
+            command.append(encoded: makesList ? Self.encodedPush : Self.encodedPushToExisting, count: 1)
             command.append(encoded: keys.first, count: 1)
             appendNewEntries(of: slot, after: previous, skipping: 0, to: &command)
+        }
+        if makesList {
+            if session.journalKeys.isEmpty {
+                session.journalKeys = JournalKeys.encodedWriteKeys(of: session.digest)
+            }
+            batch.transaction.append(argumentCount: 3) { command in
+                command.append("PEXPIRE")
+                command.append(encoded: keys.first, count: 1)
+                command.append(ttlMilliseconds)
+            }
+            batch.transaction.append(argumentCount: 3) { command in
+                command.append("HGET")
+                command.append(encoded: JournalKeys.splitFirst(session.journalKeys).first, count: 1)
+                command.append("owner")
+            }
         }
         let length = slot.journalListLength + plan.newlyHeld
         let trimmedTo = length > plan.keep + plan.keep / 16 ? plan.keep : 0
@@ -441,13 +464,15 @@ public final class RedisJournal: SessionJournal {
         session.isBeingJournaled = true
         slot.journaledVersion = slot.channel.latestVersion
         batch.add(
-            JournalWriteBatch.FastMember(session: session, slot: slot, trimmedTo: trimmedTo, setsExtras: setsExtras))
+            JournalWriteBatch.FastMember(
+                session: session, slot: slot, makesList: makesList, trimmedTo: trimmedTo, setsExtras: setsExtras))
         return true
     }
 
     /// The fast path's constant arguments, encoded once: `SET`, `RPUSHX` (and ``encodedExpiry``).
     private static let encodedSet = RedisCommand([Array("SET".utf8)]).encodedArguments
     private static let encodedPushToExisting = RedisCommand([Array("RPUSHX".utf8)]).encodedArguments
+    private static let encodedPush = RedisCommand([Array("RPUSH".utf8)]).encodedArguments
 
     /// A session's creation as plain commands in the batch's transaction: `HSET` of its hash (owner, epoch,
     /// subject, each view model's checkpoint) and `PEXPIRE` of it; what the script writes in full for it, without
@@ -577,9 +602,11 @@ public final class RedisJournal: SessionJournal {
                 finishWrite(member.session, mode: .create, outcome: outcome(of: .success(reply), member.session))
                 continue
             }
-            // NB: `RPUSHX` first, then `LTRIM` and `SET` if sent.
+            // NB: `RPUSHX` (or `RPUSH`, `PEXPIRE` and `HGET`) first, then `LTRIM` and `SET` if sent.
             let pushedTo = replies[first].integer ?? 0
-            let written = pushedTo > 0 && (!member.setsExtras || replies[index - 1] == .status("OK"))
+            let written =
+                pushedTo > 0 && (!member.setsExtras || replies[index - 1] == .status("OK"))
+                && (!member.makesList || replies[first + 2].bytes == ownerBytes)
             if written {
                 slot.journalListLength = member.trimmedTo > 0 ? member.trimmedTo : Int(pushedTo)
                 statistics.writes += 1

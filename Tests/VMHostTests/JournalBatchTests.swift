@@ -1,4 +1,5 @@
 import EventLoop
+import FakeUpstream
 import JSON
 import Sessions
 import Testing
@@ -26,6 +27,8 @@ struct JournalBatchTests {
         app.application.journal?.statistics ?? JournalStatistics()
     }
 
+    /// Each session changes two view models (the search text, and a products refresh that the upstream keeps
+    /// waiting): a write the script takes.
     @Test func oneCallWritesEverySessionOfATurnAndFencesEachOnItsOwn() async throws {
         try await withTwoJournaledApps { redis, first, second in
             var ids: [String] = []
@@ -35,9 +38,10 @@ struct JournalBatchTests {
             let versions = try await ids.asyncMap { id in
                 try #require(try await first.client.get("/v1/sessions/\(id)/search").json?["version"]?.intValue)
             }
+            await first.setUpstream(FakeUpstreamBehavior(fault: .hang))
             let before = await Self.statistics(first)
 
-            try await Self.setTexts(first, ids, to: "one turn")
+            try await Self.changeBoth(first, ids, text: "one turn")
 
             #expect(
                 await eventually {
@@ -68,7 +72,7 @@ struct JournalBatchTests {
         try await withTwoJournaledApps { redis, first, second in
             let kept = try await first.createSession()
             let lost = try await first.createSession()
-            // The first writes of a session go through the script (its checkpoint, its list's first patches).
+            // The first command of a session makes its view model's list (`RPUSH`, fenced by the owner read with it).
             for id in [kept, lost] { try await JournalFormatTests.type(first, id, count: 2, prefix: "warm") }
             let pushes = try redis.calls(of: "rpushx")
             let sets = try redis.calls(of: "set")
@@ -126,8 +130,8 @@ struct JournalBatchTests {
 
     /// A new session's first write is two plain commands in the turn's transaction, not the script: `HSET` of its
     /// hash (owner, epoch, each view model's checkpoint) and `PEXPIRE` (its id is fresh: nothing to fence, no key
-    /// to delete). Another process takes it over as any other; its first command goes through the script (the
-    /// view model's first list), the next ones are pushed.
+    /// to delete). Its first command makes the view model's list (`RPUSH`, `PEXPIRE`, and `HGET` of the owner to
+    /// fence it), the next ones push onto it; another process takes it over as any other.
     @Test func aNewSessionIsWrittenWithPlainCommands() async throws {
         try await withTwoJournaledApps { redis, first, second in
             let scripts = try redis.calls(of: "evalsha") + redis.calls(of: "eval")
@@ -148,19 +152,45 @@ struct JournalBatchTests {
             #expect(try redis.epoch(id) == 1)
             let expiry = try #require(try redis.reply(["PTTL", keys.hash]).integer)
             #expect(expiry > 0 && expiry <= 30 * 60 * 1000, "PTTL \(expiry) ms")
-            #expect(
-                try redis.reply(["EXISTS", keys.replay("search", epoch: 1), keys.delta("search", epoch: 1)])
-                    == .integer(0))
+            let list = keys.replay("search", epoch: 1)
+            #expect(try redis.reply(["EXISTS", list, keys.delta("search", epoch: 1)]) == .integer(0))
             #expect(try redis.journaled(id, "search")?.state["searchText"] == "")
             #expect(await Self.statistics(first).writeFailures == 0)
 
+            let (pushes, reads) = (try redis.calls(of: "rpush"), try redis.calls(of: "hget"))
             try await JournalFormatTests.type(first, id, count: 3, prefix: "typed")
-            #expect(try redis.calls(of: "evalsha") + redis.calls(of: "eval") == scripts + 1, "the first list")
+            #expect(try redis.calls(of: "evalsha") + redis.calls(of: "eval") == scripts, "still no script")
+            #expect(try redis.calls(of: "rpush") == pushes + 1 && redis.calls(of: "hget") == reads + 1, "the list made")
+            #expect(try redis.reply(["LLEN", list]) == .integer(3))
+            let listExpiry = try #require(try redis.reply(["PTTL", list]).integer)
+            #expect(listExpiry > 0 && listExpiry <= 30 * 60 * 1000, "PTTL \(listExpiry) ms")
             #expect(try redis.journaled(id, "search")?.state["searchText"] == "typed 2")
             let taken = try await second.client.get("/v1/sessions/\(id)/search")
             #expect(taken.status == 200 && taken.header("X-VMHost-Node") == "second")
             #expect(taken.json?["searchText"] == "typed 2")
             #expect(try redis.epoch(id) == 2)
+        }
+    }
+
+    /// A view model's list made after another process took the session over lands under the old epoch, which
+    /// nobody reads (and expires): the `HGET` in the same transaction shows the other owner, so the change is
+    /// not shown, and the full write it then tries hands the session over.
+    @Test func aListMadeAfterATakeoverIsFencedByTheOwnerReadWithIt() async throws {
+        try await withTwoJournaledApps { redis, first, second in
+            let id = try await first.createSession()
+            #expect(try await second.client.get("/v1/sessions/\(id)/search").status == 200)
+            #expect(try redis.epoch(id) == 2)
+            let before = await Self.statistics(first)
+
+            try await Self.setTexts(first, [id], to: "stale")
+
+            #expect(await eventually { await Self.statistics(first).handovers == before.handovers + 1 })
+            #expect(await Self.statistics(first).writes == before.writes, "nothing of it counted as written")
+            let stale = JournalKeys(digest: SessionID.digest(id)).replay("search", epoch: 1)
+            let expiry = try #require(try redis.reply(["PTTL", stale]).integer)
+            #expect(expiry > 0 && expiry <= 30 * 60 * 1000, "the stale list expires: PTTL \(expiry) ms")
+            #expect(try redis.journaled(id, "search")?.state["searchText"] == "")
+            #expect(try await second.client.get("/v1/sessions/\(id)/search").json?["searchText"] == "")
         }
     }
 
@@ -193,7 +223,7 @@ struct JournalBatchTests {
     @Test func aScriptWriteAfterFastOnesKeepsTheLogInOrderAndSetsTheExtras() async throws {
         try await withTwoJournaledApps { redis, first, second in
             let id = try await first.createSession()
-            // The first command goes through the script (the view model's first list); the next three are pushed.
+            // The first command makes the view model's list; the next three are pushed onto it.
             try await JournalFormatTests.type(first, id, count: 4, prefix: "push")
             let keys = JournalKeys(digest: SessionID.digest(id))
             let list = keys.replay("search", epoch: 1)
@@ -202,7 +232,7 @@ struct JournalBatchTests {
 
             let products = try #require(try await first.client.get("/v1/sessions/\(id)/products").json)
             let productsVersion = try #require(products["version"]?.intValue)
-            try await Self.changeBoth(first, id, text: "both")
+            try await Self.changeBoth(first, [id], text: "both")
             #expect(
                 await eventually {
                     (try? redis.journaled(id, "products"))?.version ?? 0 > productsVersion
@@ -238,15 +268,17 @@ struct JournalBatchTests {
         }
     }
 
-    /// Changes the search text and refreshes the products of session `id` in one loop turn: one write of two
-    /// view models.
+    /// Changes the search text and refreshes the products of each session of `ids`, all in one loop turn: for
+    /// each, one write of two view models.
     @LoopActor
-    static func changeBoth(_ app: TestApplication, _ id: String, text: String) throws {
-        let session = try #require(app.application.sessions.session(id))
-        let search = try #require(session.slot("search")?.model as? SearchViewModel)
-        let products = try #require(session.slot("products")?.model as? ProductListViewModel)
-        search.setText(text)
-        products.refresh()
+    static func changeBoth(_ app: TestApplication, _ ids: [String], text: String) throws {
+        for id in ids {
+            let session = try #require(app.application.sessions.session(id))
+            let search = try #require(session.slot("search")?.model as? SearchViewModel)
+            let products = try #require(session.slot("products")?.model as? ProductListViewModel)
+            search.setText(text)
+            products.refresh()
+        }
     }
 
     @Test func moreSessionsThanOneCallTakesGoInFurtherCalls() async throws {
