@@ -767,7 +767,7 @@ public final class RedisJournal: SessionJournal {
         let more = session.hasUnjournaledChanges
         session.isQueuedForJournal = false
         session.journalWriteEnded()
-        if writes.writesAgain(hasUnjournaledChanges: more, isClosed: session.isClosed) { markDirty(session) }
+        if Writes.writesAgain(hasUnjournaledChanges: more, isClosed: session.isClosed) { markDirty(session) }
     }
 
     /// Does what the machine decided after a write of `session` ended.

@@ -144,7 +144,7 @@ struct JournalStateMachineTests {
     }
 
     @Test func aFlushSkipsClosedSessionsAndWaitsForWritesInFlight() {
-        let machine = machine(dirty: ["a"])
+        var machine = machine(dirty: ["a"])
         #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: false) == .write(.update))
         #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: true) == .waitForWriteInFlight)
         #expect(machine.flushAction(for: "a", isClosed: true, isBeingWritten: false) == .skip)
@@ -209,11 +209,10 @@ struct JournalStateMachineTests {
     }
 
     @Test func aSessionIsWrittenAgainOnlyWhenOpenAndChanged() {
-        let machine = Machine()
-        #expect(machine.writesAgain(hasUnjournaledChanges: true, isClosed: false))
-        #expect(!machine.writesAgain(hasUnjournaledChanges: false, isClosed: false))
-        #expect(!machine.writesAgain(hasUnjournaledChanges: true, isClosed: true))
-        #expect(!machine.writesAgain(hasUnjournaledChanges: false, isClosed: true))
+        #expect(Machine.writesAgain(hasUnjournaledChanges: true, isClosed: false))
+        #expect(!Machine.writesAgain(hasUnjournaledChanges: false, isClosed: false))
+        #expect(!Machine.writesAgain(hasUnjournaledChanges: true, isClosed: true))
+        #expect(!Machine.writesAgain(hasUnjournaledChanges: false, isClosed: true))
     }
 
     @Test func catchingUpWritesEverySessionDueInFull() {
@@ -295,7 +294,7 @@ struct JournalStateMachineTests {
         #expect(machine.dirty.isEmpty)
         // The creation is acknowledged; the session still has changes, so it is marked again.
         #expect(machine.writeEnded("a", "A", mode: .create, outcome: .written) == .commit)
-        #expect(machine.writesAgain(hasUnjournaledChanges: true, isClosed: false))
+        #expect(Machine.writesAgain(hasUnjournaledChanges: true, isClosed: false))
         #expect(machine.markDirty("a", "A", at: at(.milliseconds(2)), flushScheduled: false) == .endOfTurn)
         #expect(described(machine.beginFlush()) == ["a: A"])
         #expect(machine.flushAction(for: "a", isClosed: false, isBeingWritten: false) == .write(.update))
