@@ -484,7 +484,7 @@ public final class RedisJournal: SessionJournal {
     /// of keys a new session has not got); as these two commands, ~2 µs (docs/performance.md, issue 26's ninth stop).
     private func appendCreation(_ session: Session, to batch: inout JournalWriteBatch) -> Bool {
         guard session.unjournaledAnswers.isEmpty else { return false }
-        for slot in session.slots where !slot.channel.heldVersions.isEmpty || !slot.channel.replayedPatches.isEmpty {
+        for slot in session.slots where !slot.channel.heldVersions.isEmpty || slot.channel.replayedPatchCount > 0 {
             return false
         }
         if session.journalKeys.isEmpty { session.journalKeys = JournalKeys.encodedWriteKeys(of: session.digest) }
@@ -610,7 +610,7 @@ public final class RedisJournal: SessionJournal {
             if written {
                 slot.journalListLength = member.trimmedTo > 0 ? member.trimmedTo : Int(pushedTo)
                 statistics.writes += 1
-                finishWrite(member.session, mode: .update, outcome: .written)
+                finishWrite(member.session, mode: .update, outcome: .written, carried: slot)
             } else {
                 // NB: the list was gone (taken over, or lost by Redis): `RPUSHX` pushed nothing; a `SET` behind it
                 // went to a key nobody reads (an old epoch's), which expires. The full write next rewrites them or
@@ -660,7 +660,7 @@ public final class RedisJournal: SessionJournal {
         // NB: the committed ring as a whole when its bytes fit (the common case): no walk over its patches, each
         // of which a walk retains and releases.
         if ring.bytes + channel.replayedByteCount <= ring.byteLimit {
-            ring.add(count: channel.replayedPatches.count, bytes: channel.replayedByteCount)
+            ring.add(count: channel.replayedPatchCount, bytes: channel.replayedByteCount)
         } else {
             let committed = channel.replayedPatches
             var index = committed.count - 1
@@ -759,10 +759,21 @@ public final class RedisJournal: SessionJournal {
         }
     }
 
-    private func finishWrite(_ session: Session, mode: Writes.WriteMode, outcome: Writes.WriteOutcome) {
+    /// Ends the write of `session`: acts on what the machine decided, releases the session's waiters, and marks
+    /// it again when it changed meanwhile. `carried`: the one view model the write carried (a fast write), the only
+    /// one it commits on.
+    private func finishWrite(
+        _ session: Session, mode: Writes.WriteMode, outcome: Writes.WriteOutcome, carried: ViewModelSlot? = nil
+    ) {
         session.isBeingJournaled = false
         let action = writes.writeEnded(ObjectIdentifier(session), session, mode: mode, outcome: outcome)
-        act(on: action, for: session)
+        if action == .commit, let carried {
+            // NB: the others have nothing held through their `journaledVersion`; a walk over every slot retained
+            // each slot and channel (~300 instructions a command).
+            carried.channel.commit(through: carried.journaledVersion)
+        } else {
+            act(on: action, for: session)
+        }
         if action == .handOver { return }
         let more = session.hasUnjournaledChanges
         session.isQueuedForJournal = false

@@ -276,6 +276,8 @@ public final class StateChannel {
 
     /// The replay ring, oldest first (for the journal's full write).
     public var replayedPatches: [(version: Int, patch: [UInt8])] { machine.replay }
+    /// The number of patches in the replay ring (without a copy of it).
+    public var replayedPatchCount: Int { machine.replay.count }
     /// The bytes of the replay ring's patches.
     public var replayedByteCount: Int { machine.replayBytes }
 
