@@ -47,8 +47,8 @@ enum JournalScript: CaseIterable {
     }
 
     /// Writes sessions: every session of a flush that the fast path does not take, in one call (at most
-    /// ``JournalWriteBatch/maximumSessions``): full writes, checkpoints, idempotency answers, a view model's
-    /// first list.
+    /// ``JournalWriteBatch/maximumSessions``): full writes (but a new session's first), checkpoints, idempotency
+    /// answers, writes of two view models.
     /// KEYS, per session: hash, then key order and keys (only when it has answers to write), then per view model
     /// written its replay list and its delta (named by the session's epoch).
     /// ARGV: owner, ttl ms, key capacity, bytes of answers kept per session (past either, the oldest keys go; the

@@ -18,9 +18,11 @@ import ViewModels
 /// - **Fencing.** A write through the script first checks the session's `owner` is this process; a takeover
 ///   makes the taking process the owner in the same atomic step as reading the session, and raises its epoch,
 ///   renaming its view models' lists and deltas. An ordinary update (the fast path, `appendFast`) is plain
-///   commands on those epoch-named keys, so it finds them gone once the session was taken; it then writes in
-///   full through the script. A process whose write is refused hands the session over: it forgets it and ends
-///   its streams, so their clients reconnect (through the proxy) to the owner.
+///   commands on those epoch-named keys, so it finds them gone once the session was taken (or, making a view
+///   model's first list, reads the owner in the same transaction); it then writes in full through the script.
+///   A new session's first write needs no fence (`appendCreation`: its id is fresh). A process whose write is
+///   refused hands the session over: it forgets it and ends its streams, so their clients reconnect (through
+///   the proxy) to the owner.
 /// - **Unavailable Redis.** While the client is not connected, ``holdsVersions`` is false: versions go out
 ///   at once, from memory, and every session changed meanwhile is marked for a full write, made as soon as
 ///   Redis is back (its replay ring included).
