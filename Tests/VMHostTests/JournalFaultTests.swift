@@ -16,13 +16,16 @@ import Glibc
 struct JournalFaultTests {
     static let wait = [("Prefer", "wait=10")]
 
-    /// Sets the search text and checks the answer and that the client's stream carries it.
+    /// Sets the search text and checks the answer and that the client's stream carries it. With an
+    /// `Idempotency-Key`, the journal writes the change through its script (the answer goes with it).
     static func change(
-        _ node: VMHostNode, _ client: DurableSessionClient, to text: String, within limit: Duration = .seconds(5)
+        _ node: VMHostNode, _ client: DurableSessionClient, to text: String, within limit: Duration = .seconds(5),
+        idempotencyKey: String? = nil
     ) async throws {
         let started = ContinuousClock.now
         let response = try await node.client.post(
-            "/v1/sessions/\(client.id)/search/text", json: ["text": .string(text)])
+            "/v1/sessions/\(client.id)/search/text", json: ["text": .string(text)],
+            headers: idempotencyKey.map { [("Idempotency-Key", $0)] } ?? [])
         #expect(response.status == 200, "\(text): \(response.text)")
         #expect(ContinuousClock.now - started < limit, "\(text) answered in time")
         #expect(
@@ -103,13 +106,18 @@ struct JournalFaultTests {
         #expect(
             await eventually { Self.isDurable(redis, id, text: "hung and unavailable") }, "caught up after the hang"
         )
-        // Redis forgets its scripts: the refused EVALSHA goes again with the script's text, nothing fails.
+        // Redis forgets its scripts: the refused EVALSHA goes again with the script's text, nothing fails. (The
+        // changes carry an Idempotency-Key: an ordinary one is written without the script.)
         let failuresBeforeFlush = try await node.metric("vmhost_journal_write_failures_total")
+        let byText = try redis.calls(of: "eval")
         _ = try redis.bulk(["SCRIPT", "FLUSH"])
-        try await Self.change(node, client, to: "scripts flushed")
+        try await Self.change(node, client, to: "scripts flushed", idempotencyKey: "after the flush")
         #expect(await eventually { Self.isDurable(redis, id, text: "scripts flushed") }, "written by text")
-        try await Self.change(node, client, to: "by hash again")
+        #expect(try redis.calls(of: "eval") > byText, "the refused EVALSHA went again as EVAL")
+        let byHash = try redis.calls(of: "evalsha")
+        try await Self.change(node, client, to: "by hash again", idempotencyKey: "by hash again")
         #expect(await eventually { Self.isDurable(redis, id, text: "by hash again") })
+        #expect(try redis.calls(of: "evalsha") > byHash, "and by its hash after that")
         #expect(try await node.metric("vmhost_journal_write_failures_total") == failuresBeforeFlush)
 
         let writesBefore = try await node.metric("vmhost_journal_writes_total")
