@@ -411,12 +411,19 @@ public final class RedisJournal: SessionJournal {
     /// (docs/performance.md, issue 26's sixth to eighth stops). And no snapshot: writing it and finding its
     /// delta cost ~6k instructions a command with an empty search, more with a loaded one.
     private func appendFast(_ session: Session, _ slot: ViewModelSlot, to batch: inout JournalWriteBatch) -> Bool {
-        extrasWriter.removeAll()
-        slot.model.writeExtras(to: &extrasWriter)
+        // The extras as last written while the view model's revision of them is the same (typing), else written now.
+        let revision = slot.model.extrasRevision
+        let extrasKnown = revision != nil && revision == slot.journalExtrasRevision
+        if !extrasKnown {
+            extrasWriter.removeAll()
+            slot.model.writeExtras(to: &extrasWriter)
+        }
         let previous = slot.journaledVersion
         // NB: no closure around this (`withBytes`): a closure here checked its executor on every call (~450
         // instructions a command).
-        let plan = plan(slot, extrasBytes: extrasWriter.count, previous: previous, full: false)
+        let plan = plan(
+            slot, extrasBytes: extrasKnown ? slot.journalExtras.count : extrasWriter.count, previous: previous,
+            full: false)
         guard let mark = plan.mark, plan.keep > 0, plan.newlyHeld > 0, plan.newlyHeld <= plan.keep else {
             return false
         }
@@ -453,7 +460,8 @@ public final class RedisJournal: SessionJournal {
                 command.append(-1)
             }
         }
-        let setsExtras = !extrasWriter.hasText(slot.journalExtras)
+        let setsExtras = !extrasKnown && !extrasWriter.hasText(slot.journalExtras)
+        slot.journalExtrasRevision = revision
         if setsExtras {
             slot.journalExtras = extrasWriter.bytes
             batch.transaction.append(argumentCount: 5) { command in
@@ -507,6 +515,7 @@ public final class RedisJournal: SessionJournal {
                 extrasWriter.removeAll()
                 slot.model.writeExtras(to: &extrasWriter)
                 let extras = extrasWriter.bytes
+                slot.journalExtrasRevision = slot.model.extrasRevision
                 let channel = slot.channel
                 let version = channel.latestVersion
                 command.append("vm:" + slot.name)
@@ -696,6 +705,7 @@ public final class RedisJournal: SessionJournal {
         extrasWriter.removeAll()
         slot.model.writeExtras(to: &extrasWriter)
         let extras = extrasWriter.bytes
+        slot.journalExtrasRevision = slot.model.extrasRevision
         let channel = slot.channel
         let latest = channel.latestVersion
         let plan = plan(slot, extrasBytes: extras.count, previous: previous, full: full)

@@ -31,6 +31,9 @@ public final class ViewModelSlot {
     /// The text of this view model's extras (``HostedViewModel/writeExtras(to:)``) as the journal last wrote
     /// them (kept by the journal: a write sends them only when they changed).
     public var journalExtras: [UInt8] = []
+    /// The view model's ``HostedViewModel/extrasRevision`` when the journal last wrote ``journalExtras`` (nil:
+    /// none, or the view model keeps no revision).
+    public var journalExtrasRevision: Int?
     /// Asked before each publish whether the new version waits for the journal (set by the session).
     var holdsVersions: (@LoopActor () -> Bool)?
     /// Follows the model's typed state between versions.

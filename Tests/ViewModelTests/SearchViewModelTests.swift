@@ -162,6 +162,33 @@ struct SearchViewModelTests {
         await store.finish()
     }
 
+    /// Typing changes the state alone: the extras' revision stays, so the journal neither writes nor compares
+    /// them. An automatic search pending, its start and its answer each move it (and the store checks at every
+    /// step of every test that the extras never change under the same revision).
+    @Test func typingKeepsTheExtrasRevisionAndEachLoadStepMovesIt() async {
+        let start = viewModel.extrasRevision
+        await store.send({ viewModel.setText("kit") }) { $0.searchText = "kit" }
+        await store.send({ viewModel.setText("kitten") }) { $0.searchText = "kitten" }
+        #expect(start != nil && viewModel.extrasRevision == start, "typing")
+        await store.send({ viewModel.setText("kittens", autoSearch: true) }) { $0.searchText = "kittens" }
+        let pending = viewModel.extrasRevision
+        #expect(pending != start, "an automatic search pending")
+        await store.advance(by: SearchViewModel.debounceInterval) {
+            $0.results = .loading(SearchRequest(text: "kittens", page: 1), previous: nil)
+        }
+        let loading = viewModel.extrasRevision
+        #expect(loading != pending, "the search started")
+        await store.send({ await answerSearch("kittens") }) {
+            $0.results = .loaded(results("kittens", pages: [1]))
+            $0.recentSearches = [recent("kittens")]
+        }
+        #expect(viewModel.extrasRevision != loading, "its answer")
+        let loaded = viewModel.extrasRevision
+        await store.send({ viewModel.setText("kittens and") }) { $0.searchText = "kittens and" }
+        #expect(viewModel.extrasRevision == loaded, "typing over loaded results")
+        await store.finish()
+    }
+
     @Test func debounceSkipsTextThatCannotSearch() async {
         await store.send({ viewModel.setText("cat", autoSearch: true) }) { $0.searchText = "cat" }
         await store.advance(by: .seconds(1))

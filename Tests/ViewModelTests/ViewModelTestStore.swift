@@ -1,4 +1,5 @@
 import EventLoop
+import JSON
 import Testing
 import VMHostTesting
 
@@ -25,6 +26,8 @@ final class ViewModelTestStore<Model: HostedViewModel> {
     private let clock: TestClock?
     private let service: (any HandAnsweredService)?
     private var reported: [Model.State] = []
+    /// The extras and their revision after the last step (``HostedViewModel/extrasRevision``).
+    private var extras: (text: [UInt8], revision: Int?)
 
     /// Starts recording `model`'s changes from its current state.
     /// - Parameters:
@@ -35,7 +38,27 @@ final class ViewModelTestStore<Model: HostedViewModel> {
         self.clock = clock
         self.service = service
         state = model.state
+        extras = Self.extras(of: model)
         model.onChange = { [unowned self] in reported.append($0) }
+    }
+
+    private static func extras(of model: Model) -> (text: [UInt8], revision: Int?) {
+        var json = JSONTextWriter()
+        model.writeExtras(to: &json)
+        return (json.take(), model.extrasRevision)
+    }
+
+    /// Fails when the extras changed since the last step while their revision did not: the journal, which writes
+    /// them only when the revision moved, would keep stale ones. Every step of every test checks it.
+    private func expectExtrasRevised(sourceLocation: SourceLocation) {
+        let now = Self.extras(of: model)
+        if let revision = now.revision, revision == extras.revision {
+            let (before, after) = (
+                String(decoding: extras.text, as: UTF8.self), String(decoding: now.text, as: UTF8.self)
+            )
+            #expect(after == before, "the extras changed without a new revision", sourceLocation: sourceLocation)
+        }
+        extras = now
     }
 
     /// Runs `command` (a command or an answer of a fake upstream) and lets the loop run what it started, then
@@ -48,6 +71,7 @@ final class ViewModelTestStore<Model: HostedViewModel> {
         expectNothingUnasserted(before: "the command", sourceLocation: sourceLocation)
         try await command()
         await settle()
+        expectExtrasRevised(sourceLocation: sourceLocation)
         receive(update, sourceLocation: sourceLocation)
     }
 
@@ -95,6 +119,7 @@ final class ViewModelTestStore<Model: HostedViewModel> {
     /// Ends the test: every reported change was asserted and no work is left running.
     func finish(sourceLocation: SourceLocation = #_sourceLocation) async {
         await settle()
+        expectExtrasRevised(sourceLocation: sourceLocation)
         #expect(reported.isEmpty, "changes nobody asserted: \(reported)", sourceLocation: sourceLocation)
         #expect(!model.isBusy, "work is still running", sourceLocation: sourceLocation)
         if let service {

@@ -108,6 +108,11 @@ public struct SearchState: ViewModelState {
         }
     }
 
+    /// Whether `other` has the same results (one pointer compared when they share their box).
+    func hasSameResults(as other: SearchState) -> Bool {
+        _results == other._results
+    }
+
     /// Writes the journal's extras of the results' load (``Loadable/writeExtras(to:request:)``). NB: read in
     /// place, like ``isSearching``: the journal writes them on every change.
     func writeResultsExtras(to json: inout JSONTextWriter) {

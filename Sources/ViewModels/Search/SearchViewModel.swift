@@ -22,8 +22,16 @@ public final class SearchViewModel {
 
     /// The current state. Every change is reported to ``onChange`` once.
     public private(set) var state = SearchState() {
-        didSet { if state != oldValue { onChange?(state) } }
+        didSet {
+            if !state.hasSameResults(as: oldValue) { revisionOfExtras &+= 1 }
+            if state != oldValue { onChange?(state) }
+        }
     }
+
+    /// Changes with the extras' parts: the results (their status, failure and request) and whether an automatic
+    /// search is pending.
+    public var extrasRevision: Int? { revisionOfExtras }
+    private var revisionOfExtras = 0
 
     /// Called after every change of ``state``.
     public var onChange: (@LoopActor (SearchState) -> Void)?
@@ -33,7 +41,9 @@ public final class SearchViewModel {
     public var upstreamBudget: UpstreamBudget?
     private let clock: LoopClock
     private var search = LatestWins<Loadable<SearchResults, SearchRequest>>()
-    private var debounce: Task<Void, Never>?
+    private var debounce: Task<Void, Never>? {
+        didSet { if (debounce == nil) != (oldValue == nil) { revisionOfExtras &+= 1 } }
+    }
     private let idleWaiters = IdleWaiters()
     private let metadataWaiters = IdleWaiters()
 
