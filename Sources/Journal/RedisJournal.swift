@@ -378,6 +378,15 @@ public final class RedisJournal: SessionJournal {
         batch.add(JournalWriteBatch.Member(session: session, mode: mode))
     }
 
+    /// The extras of `slot`'s view model as a write sends them whole (a checkpoint's, the script's), with their
+    /// revision noted on the slot.
+    private func writtenExtras(of slot: ViewModelSlot) -> [UInt8] {
+        extrasWriter.removeAll()
+        slot.model.writeExtras(to: &extrasWriter)
+        slot.journalExtrasRevision = slot.model.extrasRevision
+        return extrasWriter.bytes
+    }
+
     /// The encoded keys of `slot`'s replay list and delta under the session's epoch (encoded once per slot).
     private func viewModelKeys(of slot: ViewModelSlot, in session: Session) -> [UInt8] {
         if slot.journalKeys.isEmpty {
@@ -512,10 +521,7 @@ public final class RedisJournal: SessionJournal {
                 command.append(subject)
             }
             for slot in session.slots {
-                extrasWriter.removeAll()
-                slot.model.writeExtras(to: &extrasWriter)
-                let extras = extrasWriter.bytes
-                slot.journalExtrasRevision = slot.model.extrasRevision
+                let extras = writtenExtras(of: slot)
                 let channel = slot.channel
                 let version = channel.latestVersion
                 command.append("vm:" + slot.name)
@@ -702,10 +708,7 @@ public final class RedisJournal: SessionJournal {
     private func appendViewModel(
         _ slot: ViewModelSlot, previous: Int, full: Bool, to command: inout RedisArguments
     ) {
-        extrasWriter.removeAll()
-        slot.model.writeExtras(to: &extrasWriter)
-        let extras = extrasWriter.bytes
-        slot.journalExtrasRevision = slot.model.extrasRevision
+        let extras = writtenExtras(of: slot)
         let channel = slot.channel
         let latest = channel.latestVersion
         let plan = plan(slot, extrasBytes: extras.count, previous: previous, full: full)

@@ -52,7 +52,7 @@ public protocol HostedViewModel: AnyObject, SendableMetatype {
     /// A number that changes whenever ``writeExtras(to:)`` would write something else (it may change more often),
     /// or nil when the view model keeps none: the journal then writes and compares the extras on every change.
     /// NB: the journal skips writing the extras while it is the one they were last written with (typing changes
-    /// the state alone: ~1.2k instructions a command).
+    /// the state alone: ~0.8k instructions a command).
     var extrasRevision: Int? { get }
     /// The snapshot (``writeSnapshot(to:)``'s JSON) of the view model whose state's JSON was `state` (with or
     /// without `version`) and whose extras (``writeExtras(to:)``) were `extras`.
