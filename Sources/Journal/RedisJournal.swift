@@ -342,11 +342,10 @@ public final class RedisJournal: SessionJournal {
         // instructions a write.
         // NB: the key order and keys lists only when there are answers to write: two keys fewer for Redis to take
         // in per write.
-        if session.journalKeys.isEmpty { session.journalKeys = JournalKeys.encodedWriteKeys(of: session.digest) }
         if answers.isEmpty {
-            batch.keys.append(encoded: JournalKeys.splitFirst(session.journalKeys).first, count: 1)
+            batch.keys.append(encoded: JournalKeys.splitFirst(writeKeys(of: session)).first, count: 1)
         } else {
-            batch.keys.append(encoded: session.journalKeys, count: 3)
+            batch.keys.append(encoded: writeKeys(of: session), count: 3)
         }
         for slot in session.slots where Self.carries(slot, full: full) {
             batch.keys.append(encoded: viewModelKeys(of: slot, in: session), count: 2)
@@ -385,6 +384,12 @@ public final class RedisJournal: SessionJournal {
         slot.model.writeExtras(to: &extrasWriter)
         slot.journalExtrasRevision = slot.model.extrasRevision
         return extrasWriter.bytes
+    }
+
+    /// The encoded keys of `session`'s hash, key order and keys (encoded once per session).
+    private func writeKeys(of session: Session) -> [UInt8] {
+        if session.journalKeys.isEmpty { session.journalKeys = JournalKeys.encodedWriteKeys(of: session.digest) }
+        return session.journalKeys
     }
 
     /// The encoded keys of `slot`'s replay list and delta under the session's epoch (encoded once per slot).
@@ -445,9 +450,6 @@ public final class RedisJournal: SessionJournal {
             appendNewEntries(of: slot, after: previous, skipping: 0, to: &command)
         }
         if makesList {
-            if session.journalKeys.isEmpty {
-                session.journalKeys = JournalKeys.encodedWriteKeys(of: session.digest)
-            }
             batch.transaction.append(argumentCount: 3) { command in
                 command.append("PEXPIRE")
                 command.append(encoded: keys.first, count: 1)
@@ -455,7 +457,7 @@ public final class RedisJournal: SessionJournal {
             }
             batch.transaction.append(argumentCount: 3) { command in
                 command.append("HGET")
-                command.append(encoded: JournalKeys.splitFirst(session.journalKeys).first, count: 1)
+                command.append(encoded: JournalKeys.splitFirst(writeKeys(of: session)).first, count: 1)
                 command.append("owner")
             }
         }
@@ -506,8 +508,7 @@ public final class RedisJournal: SessionJournal {
         for slot in session.slots where !slot.channel.heldVersions.isEmpty || slot.channel.replayedPatchCount > 0 {
             return false
         }
-        if session.journalKeys.isEmpty { session.journalKeys = JournalKeys.encodedWriteKeys(of: session.digest) }
-        let hash = JournalKeys.splitFirst(session.journalKeys).first
+        let hash = JournalKeys.splitFirst(writeKeys(of: session)).first
         let subject = session.owner ?? ""
         batch.transaction.append(argumentCount: 6 + (subject.isEmpty ? 0 : 2) + 2 * session.slots.count) { command in
             command.append("HSET")
