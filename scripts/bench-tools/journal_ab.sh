@@ -4,9 +4,12 @@
 # Each round runs, for each build in turn (the order alternating between rounds), a pair of fresh servers: the
 # journal off, then on (on a redis-server of this script, its `INFO commandstats` reset before the run), each
 # under `sse-bench -S 1000 -c 1000 -n ROUNDS_OF_COMMANDS -e patch -f` as (j) runs it.
-# Per round and build: vmhost CPU per command off and on (µs), Redis CPU in the journal's writes per command
-# (scripts and transactions, µs), the ratios on / off with and without Redis, and the command→event p99 ratio;
-# at the end the medians with their range per build.
+# Per round and build: vmhost CPU per command off and on (µs); Redis CPU per command (µs), as `INFO
+# commandstats` counts it in the commands themselves (`redis`: each command once, wherever it ran; not EXEC, whose
+# figure repeats the commands it ran) and as the redis-server process spent it in all (`redisproc`, from
+# /proc/PID/schedstat: EXEC's own share, parsing, replies and system calls too); the ratios on / off without
+# Redis, with Redis's commandstats and with its process CPU; and the command→event p99 ratio. At the end the
+# medians with their range per build.
 # Usage: journal_ab.sh ROUNDS BUILD_A BUILD_B [COMMANDS_PER_SESSION (20, as (j))]
 # Traffic only to 127.0.0.1. docs/performance.md, issue 26's eighth and ninth stops, has its results.
 set -u
@@ -21,6 +24,7 @@ key() { awk -v k="$1:" '$1 == k {print $2}' "$2"; }
 redis_port=$(free_port)
 redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >"$work/redis.log" 2>&1 &
 pids+=($!)
+redis_pid=$!
 for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 
 run() { # build mode -> sse-bench's report in $work/MODE.txt
@@ -32,8 +36,12 @@ run() { # build mode -> sse-bench's report in $work/MODE.txt
     pids+=("$server")
     for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
     [ "$mode" = on ] && redis-cli -p "$redis_port" config resetstat >/dev/null
+    local spent_before spent_after
+    spent_before=$(awk '{print $1}' "/proc/$redis_pid/schedstat")
     "$work/sse-bench" -P "$port" -s "$server" -S 1000 -c 1000 -n "$commands" -e patch -f -t 120 \
         >"$work/$mode.txt" 2>/dev/null
+    spent_after=$(awk '{print $1}' "/proc/$redis_pid/schedstat")
+    echo $((spent_after - spent_before)) >"$work/$mode.redis_ns"
     kill "$server"
     wait "$server" 2>/dev/null
 }
@@ -43,19 +51,20 @@ for round in $(seq 1 "$rounds"); do
     for build in $order; do
         run "$build" off
         run "$build" on
-        # What Redis spent on the journal's writes (EXEC counts the commands it ran).
+        # What Redis spent in the commands it ran, each once where it ran (EXEC's figure includes the commands it
+        # ran, counted already: left out, and with it EXEC's own share, which the process figure has).
         redis_us=$(redis-cli -p "$redis_port" info commandstats \
-            | awk -F'[=,]' '/^cmdstat_(eval|evalsha|multi|exec):/ {us += $4} END {print us + 0}')
+            | awk -F'[=,]' '/^cmdstat_/ && !/^cmdstat_(exec|config|info|ping)/ {us += $4} END {print us + 0}')
         redis-cli -p "$redis_port" flushall >/dev/null
-        awk -v build="$(basename "$build")" -v round="$round" -v us="$redis_us" \
+        awk -v build="$(basename "$build")" -v round="$round" -v us="$redis_us" -v ns="$(cat "$work/on.redis_ns")" \
             -v coff="$(key server_cpu_s "$work/off.txt")" -v doff="$(key deliveries "$work/off.txt")" \
             -v con="$(key server_cpu_s "$work/on.txt")" -v don="$(key deliveries "$work/on.txt")" \
             -v poff="$(key fanout_p99_ms "$work/off.txt")" -v pon="$(key fanout_p99_ms "$work/on.txt")" \
             'BEGIN {
                 if (doff == 0 || don == 0) { printf "%s round %d: no deliveries\n", build, round; exit }
-                off = coff / doff * 1e6; on = con / don * 1e6; redis = us / don
-                printf "%s round %d off %.2f on %.2f redis %.3f cpu %.3f total %.3f p99 %.3f\n",
-                    build, round, off, on, redis, on / off, (on + redis) / off, pon / poff
+                off = coff / doff * 1e6; on = con / don * 1e6; redis = us / don; proc = ns / don / 1000
+                printf "%s round %d off %.2f on %.2f redis %.3f redisproc %.3f cpu %.3f total %.3f totalproc %.3f p99 %.3f\n",
+                    build, round, off, on, redis, proc, on / off, (on + redis) / off, (on + proc) / off, pon / poff
             }' | tee -a "$work/rounds.txt"
     done
 done
@@ -65,10 +74,12 @@ python3 - "$work/rounds.txt" <<'EOF'
 import re, statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    m = re.match(r'(\S+) round \d+ off (\S+) on (\S+) redis (\S+) cpu (\S+) total (\S+) p99 (\S+)', line)
+    m = re.match(r'(\S+) round \d+ off (\S+) on (\S+) redis (\S+) redisproc (\S+) cpu (\S+) total (\S+) '
+                 r'totalproc (\S+) p99 (\S+)', line)
     if m:
         rows.setdefault(m.group(1), []).append([float(x) for x in m.groups()[1:]])
-names = ['vmhost off µs', 'vmhost on µs', 'Redis µs', 'vmhost on/off', '(vmhost+Redis)/off', 'p99 on/off']
+names = ['vmhost off µs', 'vmhost on µs', 'Redis commandstats µs', 'Redis process µs', 'vmhost on/off',
+         '(vmhost+Redis commandstats)/off', '(vmhost+Redis process)/off', 'p99 on/off']
 for build, values in rows.items():
     columns = list(zip(*values))
     print(build + ': ' + '; '.join(
