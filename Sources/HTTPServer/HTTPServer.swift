@@ -318,20 +318,11 @@ public final class HTTPServer: LoopService {
             }
         case .callback(let start):
             awaitingCallbacks += 1
-            let callback = PendingCallback()
-            // NB: the callback holds the server until it is called or dropped (no weak reference: see
-            // `deinit`'s note on side tables).
-            start { response in
-                guard !callback.isAnswered else { return }
-                callback.isAnswered = true
-                self.awaitingCallbacks -= 1
-                self.respond(response, to: request, started: started)
-                // NB: after the answer is written: evhttp reads the socket again by then, so it stays registered.
-                request.connection?.releaseReadHold()
-                self.settleShutdown()
-            }
+            let answer = CallbackAnswer(server: self, request: request, started: started)
+            // NB: a closure of the answer alone: its context is the answer (no allocation of its own).
+            start { response in answer.send(response) }
             // An answer in a later turn (a command waiting for the journal): the socket stays registered meanwhile.
-            if !callback.isAnswered { request.connection?.holdReading() }
+            if !answer.isAnswered { request.connection?.holdReading() }
         case .later(let operation):
             runDeferred(for: request) {
                 let next: HTTPHandlerResult
@@ -358,6 +349,15 @@ public final class HTTPServer: LoopService {
             self.deferred[id] = nil
             self.settleShutdown()
         }
+    }
+
+    /// Sends the answer a ``HTTPHandlerResult/callback(_:)`` gave (``CallbackAnswer``).
+    fileprivate func answered(_ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant) {
+        awaitingCallbacks -= 1
+        respond(response, to: request, started: started)
+        // NB: after the answer is written: evhttp reads the socket again by then, so it stays registered.
+        request.connection?.releaseReadHold()
+        settleShutdown()
     }
 
     private func respond(_ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant) {
@@ -422,8 +422,24 @@ private func serverHandleRequest(_ request: OpaquePointer?, _ context: UnsafeMut
     }
 }
 
-/// Whether a ``HTTPHandlerResult/callback(_:)`` answered: it answers once, later calls are ignored.
+/// A request a ``HTTPHandlerResult/callback(_:)`` answers: once, later calls are ignored.
+/// NB: holds the server until it is answered or dropped (no weak reference: see `deinit`'s note on side tables).
 @LoopActor
-private final class PendingCallback {
-    var isAnswered = false
+private final class CallbackAnswer {
+    private let server: HTTPServer
+    private let request: HTTPRequest
+    private let started: ContinuousClock.Instant
+    private(set) var isAnswered = false
+
+    init(server: HTTPServer, request: HTTPRequest, started: ContinuousClock.Instant) {
+        self.server = server
+        self.request = request
+        self.started = started
+    }
+
+    func send(_ response: HTTPResponse) {
+        guard !isAnswered else { return }
+        isAnswered = true
+        server.answered(response, to: request, started: started)
+    }
 }

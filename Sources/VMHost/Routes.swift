@@ -191,9 +191,8 @@ final class Routes {
         guard session.journal?.holdsVersions == true, session.hasUnjournaledChanges else {
             return .response(response())
         }
-        return .callback { respond in
-            session.whenDurable { respond(session.wasHandedOver ? Self.handedOver : response()) }
-        }
+        // NB: the answer's method, not a closure written here: its context is the answer (no allocation).
+        return .callback(DurableAnswer(session: session, response: response).start)
     }
 
     /// The answer to a command whose session another process took over before its change was durable: the
