@@ -230,14 +230,30 @@ enum JournalScript: CaseIterable {
         return 0
         """
 
-    /// Refreshes the expiry of a session this process owns. KEYS: every key of the session. ARGV: owner, ttl.
-    /// Returns 1 refreshed, 0 owned by another process, -1 missing.
+    /// Refreshes the expiry of the sessions this process owns, many in one call. KEYS: each session's keys, its
+    /// hash first. ARGV: owner, ttl, then each session's key count. Returns one integer per session, in order:
+    /// 1 refreshed, 0 owned by another process (nothing of it touched), -1 missing.
+    /// NB: one call for many sessions, as ``write``: per session, a call of its own cost Redis the script's lookup
+    /// and Lua setup, and vmhost a task, a command and its reply (~50k instructions a session, callgrind:
+    /// docs/performance.md, issue 26's tenth stop).
     private static let touchSource = """
-        local owner = redis.call('HGET', KEYS[1], 'owner')
-        if not owner then return -1 end
-        if owner ~= ARGV[1] then return 0 end
-        for k = 1, #KEYS do redis.call('PEXPIRE', KEYS[k], tonumber(ARGV[2])) end
-        return 1
+        local ttl = tonumber(ARGV[2])
+        local results = {}
+        local first = 1
+        for s = 3, #ARGV do
+          local count = tonumber(ARGV[s])
+          local owner = redis.call('HGET', KEYS[first], 'owner')
+          if not owner then
+            results[#results + 1] = -1
+          elseif owner ~= ARGV[1] then
+            results[#results + 1] = 0
+          else
+            for k = first, first + count - 1 do redis.call('PEXPIRE', KEYS[k], ttl) end
+            results[#results + 1] = 1
+          end
+          first = first + count
+        end
+        return results
         """
 
     /// Deletes a session this process owns. KEYS: every key of the session. ARGV: owner.

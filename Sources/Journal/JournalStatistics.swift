@@ -5,6 +5,11 @@ public struct JournalStatistics: Sendable, Equatable {
     /// Calls of the write script (each writes the sessions of one flush, up to 64: ``writes`` over this is the
     /// batch size).
     public var writeCalls = 0
+    /// Calls of the touch script (each refreshes the expiry of up to 64 sessions in use).
+    public var touchCalls = 0
+    /// Sessions whose expiry a touch call refreshed, or tried to (``touchedSessions`` over ``touchCalls`` is the
+    /// batch size).
+    public var touchedSessions = 0
     /// Session writes that failed (Redis unavailable, timed out, or answered an error).
     public var writeFailures = 0
     /// Sessions taken over from Redis by this process.

@@ -845,21 +845,46 @@ public final class RedisJournal: SessionJournal {
 
     // MARK: Expiry
 
-    /// Refreshes the Redis expiry of sessions used since the last refresh (a request or an open stream).
+    /// Refreshes the Redis expiry of sessions used since the last refresh (a request or an open stream): one
+    /// script call for up to ``JournalWriteBatch/maximumSessions`` of them (``JournalScript/touch``).
     private func touchActiveSessions() {
         guard client.isAvailable else { return }
         let since = lastTouch
         lastTouch = client.clock.now
-        let names = self.names
+        var sessions: [Session] = []
         for session in store.all where session.lastActivity >= since || session.openStreamCount > 0 {
-            let keys = JournalKeys(digest: session.digest).all(viewModels: names, epoch: session.journalEpoch)
-            Task {
-                let reply = try? await self.evaluate(
-                    .touch, keys: keys,
-                    arguments: [Array(self.owner.utf8), Array(String(self.ttlMilliseconds).utf8)]
-                )
-                self.touched(session, reply: reply)
+            sessions.append(session)
+            if sessions.count == JournalWriteBatch.maximumSessions {
+                touch(sessions)
+                sessions.removeAll(keepingCapacity: true)
             }
+        }
+        if !sessions.isEmpty { touch(sessions) }
+    }
+
+    /// Refreshes the expiry of `sessions` in one call: each session's keys (its hash first, then its view
+    /// models' lists and deltas under its epoch), then the key count of each.
+    private func touch(_ sessions: [Session]) {
+        var keys = RedisArguments(capacity: sessions.count * 512)
+        var counts = RedisArguments(capacity: sessions.count * 4)
+        for session in sessions {
+            let before = keys.count
+            keys.append(encoded: writeKeys(of: session), count: 3)
+            for slot in session.slots { keys.append(encoded: viewModelKeys(of: slot, in: session), count: 2) }
+            counts.append(keys.count - before)
+        }
+        var command = scriptCommand(.touch, capacity: keys.byteCount + counts.byteCount + 64)
+        command.append(keys.count)
+        command.append(keys)
+        command.append(owner)
+        command.append(ttlMilliseconds)
+        command.append(counts)
+        statistics.touchCalls += 1
+        statistics.touchedSessions += sessions.count
+        run(.touch, command) { result in
+            let replies: [RedisReply]? =
+                if case .success(.array(let replies)) = result, replies.count == sessions.count { replies } else { nil }
+            for index in sessions.indices { self.touched(sessions[index], reply: replies?[index]) }
         }
     }
 
