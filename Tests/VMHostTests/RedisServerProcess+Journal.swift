@@ -231,3 +231,20 @@ func withTwoJournaledApps(
         }
     }
 }
+
+/// One application on a fresh Redis whose journal refreshes expiry every 500 ms (a 2 s idle timeout), once its
+/// journal answers.
+func withQuicklyRefreshingJournaledApp(
+    _ body: (RedisServerProcess, TestApplication) async throws -> Void
+) async throws {
+    let redis = try RedisServerProcess()
+    try await redis.start()
+    defer { redis.stop() }
+    try await withApp({
+        $0.redisURL = redis.url()
+        $0.sessionIdleTimeout = .seconds(2)
+    }) { app in
+        #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
+        try await body(redis, app)
+    }
+}
