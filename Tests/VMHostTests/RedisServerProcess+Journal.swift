@@ -232,17 +232,17 @@ func withTwoJournaledApps(
     }
 }
 
-/// One application on a fresh Redis whose journal refreshes expiry every 500 ms (a 2 s idle timeout), once its
-/// journal answers.
+/// One application on a fresh Redis whose journal refreshes expiry every quarter of `idleTimeout` (500 ms by
+/// default), once its journal answers.
 func withQuicklyRefreshingJournaledApp(
-    _ body: (RedisServerProcess, TestApplication) async throws -> Void
+    idleTimeout: Duration = .seconds(2), _ body: (RedisServerProcess, TestApplication) async throws -> Void
 ) async throws {
     let redis = try RedisServerProcess()
     try await redis.start()
     defer { redis.stop() }
     try await withApp({
         $0.redisURL = redis.url()
-        $0.sessionIdleTimeout = .seconds(2)
+        $0.sessionIdleTimeout = idleTimeout
     }) { app in
         #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
         try await body(redis, app)
