@@ -3,6 +3,7 @@ import JSON
 import Redis
 import Sessions
 import Testing
+import VMHost
 import VMHostTesting
 import ViewModels
 
@@ -214,20 +215,11 @@ extension RedisServerProcess {
 func withTwoJournaledApps(
     _ body: (RedisServerProcess, TestApplication, TestApplication) async throws -> Void
 ) async throws {
-    let redis = try RedisServerProcess()
-    try await redis.start()
-    defer { redis.stop() }
-    try await withApp({
-        $0.redisURL = redis.url()
-        $0.nodeID = "first"
-    }) { first in
-        try await withApp({
-            $0.redisURL = redis.url()
-            $0.nodeID = "second"
-        }) { second in
-            #expect(try await eventually { try await first.client.get("/healthz").json?["journal"] == "ok" })
-            #expect(try await eventually { try await second.client.get("/healthz").json?["journal"] == "ok" })
-            try await body(redis, first, second)
+    try await withFreshRedis { redis in
+        try await withJournaledApp(on: redis, { $0.nodeID = "first" }) { first in
+            try await withJournaledApp(on: redis, { $0.nodeID = "second" }) { second in
+                try await body(redis, first, second)
+            }
         }
     }
 }
@@ -237,14 +229,31 @@ func withTwoJournaledApps(
 func withQuicklyRefreshingJournaledApp(
     idleTimeout: Duration = .seconds(2), _ body: (RedisServerProcess, TestApplication) async throws -> Void
 ) async throws {
+    try await withFreshRedis { redis in
+        try await withJournaledApp(on: redis, { $0.sessionIdleTimeout = idleTimeout }) { app in
+            try await body(redis, app)
+        }
+    }
+}
+
+/// A fresh `redis-server` for `body`, stopped after it.
+func withFreshRedis(_ body: (RedisServerProcess) async throws -> Void) async throws {
     let redis = try RedisServerProcess()
     try await redis.start()
     defer { redis.stop() }
+    try await body(redis)
+}
+
+/// An application journaling to `redis` (`configure` sets the rest), once its journal answers.
+func withJournaledApp(
+    on redis: RedisServerProcess, _ configure: (inout VMHostConfiguration) -> Void,
+    _ body: (TestApplication) async throws -> Void
+) async throws {
     try await withApp({
         $0.redisURL = redis.url()
-        $0.sessionIdleTimeout = idleTimeout
+        configure(&$0)
     }) { app in
         #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
-        try await body(redis, app)
+        try await body(app)
     }
 }
