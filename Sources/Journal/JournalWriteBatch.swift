@@ -48,6 +48,9 @@ struct JournalWriteBatch: ~Copyable {
         var commands: Int {
             slot == nil ? 2 : 1 + (makesList ? 2 : 0) + (trimmedTo > 0 ? 1 : 0) + (setsExtras ? 1 : 0)
         }
+        /// Whether its one command (`RPUSHX`) is sent ahead of the transaction (``RedisTransaction``'s standalone
+        /// commands, answered first); a write of several commands is queued in the transaction, one step.
+        var isStandalone: Bool { commands == 1 }
 
         /// An ordinary update of `slot`.
         init(session: Session, slot: ViewModelSlot, makesList: Bool, trimmedTo: Int, setsExtras: Bool) {
@@ -69,7 +72,8 @@ struct JournalWriteBatch: ~Copyable {
     }
 
     /// The ordinary updates (``FastMember``): `RPUSHX`, perhaps `LTRIM`, perhaps `SET … PX` of the extras; and the
-    /// creations: `HSET` of the hash (owner, epoch, subject, checkpoints), `PEXPIRE`.
+    /// creations: `HSET` of the hash (owner, epoch, subject, checkpoints), `PEXPIRE`. A push alone is standalone
+    /// (``FastMember/isStandalone``); the commands of every other write are queued in the transaction.
     var transaction = RedisTransaction(capacity: 4096)
     /// The sessions written by the transaction, in order.
     private(set) var fastMembers: [FastMember] = []

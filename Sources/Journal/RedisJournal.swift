@@ -444,7 +444,13 @@ public final class RedisJournal: SessionJournal {
         slot.journalMark = mark
         let keys = JournalKeys.splitFirst(viewModelKeys(of: slot, in: session))
         let makesList = slot.journalListLength == 0
-        batch.transaction.append(argumentCount: 2 + plan.newlyHeld) { command in
+        let length = slot.journalListLength + plan.newlyHeld
+        let trimmedTo = length > plan.keep + plan.keep / 16 ? plan.keep : 0
+        let setsExtras = !extrasKnown && !extrasWriter.hasText(slot.journalExtras)
+        let member = JournalWriteBatch.FastMember(
+            session: session, slot: slot, makesList: makesList, trimmedTo: trimmedTo, setsExtras: setsExtras)
+        // NB: a push alone (typing) is one step by itself: sent ahead of the transaction, not queued in it.
+        batch.transaction.append(argumentCount: 2 + plan.newlyHeld, standalone: member.isStandalone) { command in
             command.append(encoded: makesList ? Self.encodedPush : Self.encodedPushToExisting, count: 1)
             command.append(encoded: keys.first, count: 1)
             appendNewEntries(of: slot, after: previous, skipping: 0, to: &command)
@@ -461,8 +467,6 @@ public final class RedisJournal: SessionJournal {
                 command.append("owner")
             }
         }
-        let length = slot.journalListLength + plan.newlyHeld
-        let trimmedTo = length > plan.keep + plan.keep / 16 ? plan.keep : 0
         if trimmedTo > 0 {
             batch.transaction.append(argumentCount: 4) { command in
                 command.append("LTRIM")
@@ -471,7 +475,6 @@ public final class RedisJournal: SessionJournal {
                 command.append(-1)
             }
         }
-        let setsExtras = !extrasKnown && !extrasWriter.hasText(slot.journalExtras)
         slot.journalExtrasRevision = revision
         if setsExtras {
             slot.journalExtras = extrasWriter.bytes
@@ -484,9 +487,7 @@ public final class RedisJournal: SessionJournal {
         }
         session.isBeingJournaled = true
         slot.journaledVersion = slot.channel.latestVersion
-        batch.add(
-            JournalWriteBatch.FastMember(
-                session: session, slot: slot, makesList: makesList, trimmedTo: trimmedTo, setsExtras: setsExtras))
+        batch.add(member)
         return true
     }
 
@@ -596,7 +597,11 @@ public final class RedisJournal: SessionJournal {
     ) {
         // NB: a loop, not `reduce`: a closure here checks its executor on every call.
         var commands = 0
-        for member in members { commands += member.commands }
+        var standalone = 0
+        for member in members {
+            commands += member.commands
+            if member.isStandalone { standalone += 1 }
+        }
         guard case .success(.array(let replies)) = result, replies.count == commands else {
             if case .success(let other) = result {
                 logger.error("journal transaction: unexpected reply", metadata: ["reply": "\(other)"])
@@ -609,10 +614,19 @@ public final class RedisJournal: SessionJournal {
             return
         }
         onWriteLatency?(client.clock.now - started)
-        var index = 0
+        // The replies: the standalone pushes' first, in their order, then the transaction's, in theirs.
+        var nextStandalone = 0
+        var nextQueued = standalone
         for member in members {
-            let first = index
-            index += member.commands
+            let first: Int
+            if member.isStandalone {
+                first = nextStandalone
+                nextStandalone += 1
+            } else {
+                first = nextQueued
+                nextQueued += member.commands
+            }
+            let index = first + member.commands
             guard let slot = member.slot else {
                 // A creation: `HSET` answers the fields it added, `PEXPIRE` 1 (the hash exists).
                 let created = replies[first].integer != nil && replies[first + 1] == .integer(1)

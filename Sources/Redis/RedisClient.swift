@@ -157,11 +157,13 @@ public final class RedisClient {
         }
     }
 
-    /// Sends `transaction` (`MULTI`, its commands, `EXEC`) and calls `completion` on the loop, exactly once, with
-    /// `EXEC`'s outcome: an array of one reply per command (a command that failed at run time gives its error
-    /// there, ``RedisReply/error(_:)``), or a failure for the whole (``RedisError/server(_:)`` when Redis refused a
-    /// command as it queued it: none ran). Only while the client is ``RedisClientState/ready`` (a transaction is
-    /// not queued behind a connect): otherwise ``RedisError/unavailable`` before this returns.
+    /// Sends `transaction` (its standalone commands, then `MULTI`, its queued commands and `EXEC`) and calls
+    /// `completion` on the loop, exactly once, with an array of one reply per command, the standalone ones first
+    /// (a command that failed at run time gives its error there, ``RedisReply/error(_:)``, and the others still
+    /// run), or a failure for the whole: ``RedisError/server(_:)`` when Redis refused a queued command as it
+    /// queued it (none of the queued ones ran; the standalone ones did), or the connection's failure (each may
+    /// have run or not). Only while the client is ``RedisClientState/ready`` (a transaction is not queued behind a
+    /// connect): otherwise ``RedisError/unavailable`` before this returns.
     /// - Precondition: the commands are ordinary ones (no `MULTI`, `EXEC`, `WATCH`, subscribe or `SELECT`).
     public func send(
         _ transaction: borrowing RedisTransaction,
@@ -172,13 +174,40 @@ public final class RedisClient {
             completion(.failure(.unavailable))
             return
         }
-        let exec = pending(Self.exec, then: completion)
-        guard connection.send(transaction, exec: exec) else {
-            exec.finish(.failure(.unavailable))
+        let isQueued = transaction.queuedCount > 0
+        // The standalone commands answered before the last command: collected (none: no collector).
+        let collected = transaction.standaloneCount - (isQueued ? 0 : 1)
+        let collector = collected > 0 ? ReplyCollector(capacity: transaction.count) : nil
+        let answer = pending(Self.exec) { result in
+            completion(Self.replies(collected: collector?.replies ?? [], expected: collected, last: result, isQueued))
+        }
+        guard connection.send(transaction, answer: answer, standaloneReplies: collector) else {
+            answer.finish(.failure(.unavailable))
             return
         }
         statistics.commandsSent += 1
         if !watchdog.isScheduled { rearmWatchdog() }
+    }
+
+    /// A transaction's answer from the standalone replies collected and the outcome of its last command: `EXEC`
+    /// (`isQueued`), else the last standalone command, whose error reply is its reply in the array.
+    private nonisolated static func replies(
+        collected: [RedisReply], expected: Int, last: Result<RedisReply, RedisError>, _ isQueued: Bool
+    ) -> Result<RedisReply, RedisError> {
+        // NB: fewer replies than commands only when the connection went away, which fails `last` too.
+        guard collected.count == expected else { return last.flatMap { _ in .failure(.unavailable) } }
+        switch (last, isQueued) {
+        case (.success(.array(let replies)), true):
+            return .success(.array(collected.isEmpty ? replies : collected + replies))
+        case (.success, true):
+            return .failure(.protocolError("EXEC answered without an array"))
+        case (.success(let reply), false):
+            return .success(.array(collected + [reply]))
+        case (.failure(.server(let message)), false):
+            return .success(.array(collected + [.error(message)]))
+        case (.failure, _):
+            return last
+        }
     }
 
     /// `EXEC`, encoded once.

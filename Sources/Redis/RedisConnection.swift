@@ -63,13 +63,16 @@ final class RedisConnection {
     /// Hands `command` to hiredis, already encoded (binary-safe, no format string).
     /// - Returns: false when hiredis refused it (the context is closing); the command is untouched then.
     func send(_ command: PendingCommand) -> Bool {
+        command.command.withEncoded { hand($0, answeredTo: command) } ?? false
+    }
+
+    /// Hands `encoded` to hiredis, its reply to be given to `command` (whose own command is not sent).
+    private func hand(_ encoded: UnsafeRawBufferPointer, answeredTo command: PendingCommand) -> Bool {
         guard let context else { return false }
         let privdata = Unmanaged.passRetained(command).toOpaque()
-        let status = command.command.withEncoded { encoded in
-            vmh_redis_formatted_command(
-                context, redisCommandReplied, privdata, encoded.baseAddress?.assumingMemoryBound(to: CChar.self),
-                encoded.count)
-        }
+        let status = vmh_redis_formatted_command(
+            context, redisCommandReplied, privdata, encoded.baseAddress?.assumingMemoryBound(to: CChar.self),
+            encoded.count)
         guard status == vmh_redis_ok else {
             Unmanaged<PendingCommand>.fromOpaque(privdata).release()
             return false
@@ -80,11 +83,15 @@ final class RedisConnection {
         return true
     }
 
-    /// Hands a transaction to hiredis: `MULTI`, each of its commands, then `exec` (an `EXEC`). Only `exec` has a
-    /// callback: hiredis drops the replies of the others (`+OK`, `+QUEUED`, or an error that makes `EXEC` fail).
-    /// - Returns: false when hiredis refused a part (the context is closing: nothing more goes out); `exec` is
+    /// Hands a transaction to hiredis: its standalone commands, each answered to `standaloneReplies`, then
+    /// `MULTI`, each queued command and `answer` (an `EXEC`). The queued commands have no callback: hiredis drops
+    /// their replies (`+OK`, `+QUEUED`, or an error that makes `EXEC` fail). With nothing queued, the last
+    /// standalone command is answered to `answer` instead, and neither `MULTI` nor `EXEC` is sent.
+    /// - Returns: false when hiredis refused a part (the context is closing: nothing more goes out); `answer` is
     ///   untouched then.
-    func send(_ transaction: borrowing RedisTransaction, exec: PendingCommand) -> Bool {
+    func send(
+        _ transaction: borrowing RedisTransaction, answer: PendingCommand, standaloneReplies: ReplyCollector?
+    ) -> Bool {
         guard let context else { return false }
         /// Hands one encoded command to hiredis without a callback.
         func handOver(_ command: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -93,12 +100,22 @@ final class RedisConnection {
                 command.count) == vmh_redis_ok
         }
         let multi: StaticString = "*1\r\n$5\r\nMULTI\r\n"
+        let isQueued = transaction.queuedCount > 0
         // NB: room for the whole transaction first: hiredis copies each command into its output buffer, which it
         // empties after every write and otherwise grows by doubling (~800 instructions a command, callgrind).
         vmh_redis_reserve(
-            context, multi.utf8CodeUnitCount + transaction.byteCount + (exec.command.withEncoded { $0.count } ?? 0))
-        guard multi.withUTF8Buffer(handOver), transaction.forEachCommand(handOver) else { return false }
-        return send(exec)
+            context,
+            transaction.byteCount
+                + (isQueued ? multi.utf8CodeUnitCount + (answer.command.withEncoded { $0.count } ?? 0) : 0))
+        var unanswered = transaction.standaloneCount - (isQueued ? 0 : 1)
+        let handed = transaction.forEachStandaloneCommand { command in
+            guard unanswered > 0 else { return hand(UnsafeRawBufferPointer(command), answeredTo: answer) }
+            unanswered -= 1
+            return standaloneReplies?.hand(command, to: context) ?? false
+        }
+        guard handed, isQueued else { return handed }
+        guard multi.withUTF8Buffer(handOver), transaction.forEachQueuedCommand(handOver) else { return false }
+        return send(answer)
     }
 
     /// Writes the commands handed over so far to the socket now rather than on the write event (the loop's next

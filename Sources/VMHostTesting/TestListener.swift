@@ -60,7 +60,7 @@ public final class AcceptedConnection: @unchecked Sendable {
 
     init(fd: Int32) { self.fd = fd }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit { if fd >= 0 { Glibc.close(fd) } }
 
     /// Reads until the request head is complete (blank line) and returns it.
     public func readRequestHead(timeoutSeconds: Int = 10) throws -> String {
@@ -90,6 +90,13 @@ public final class AcceptedConnection: @unchecked Sendable {
     public func write(_ text: String) {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Closes the connection now (the peer reads its end).
+    public func close() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
     }
 
     /// Bytes read, `[]`/nil on EOF or reset; throws on timeout.

@@ -117,10 +117,128 @@ struct RedisClientTests {
 
     /// Sends a transaction of `commands` and waits for `EXEC`'s outcome.
     static func run(_ client: RedisClient, _ commands: [[String]]) async -> Result<RedisReply, RedisError> {
+        await run(client, standalone: [], queued: commands)
+    }
+
+    /// Sends a transaction of `standalone` commands ahead of `queued` ones and waits for its outcome.
+    static func run(
+        _ client: RedisClient, standalone: [[String]], queued: [[String]]
+    ) async -> Result<RedisReply, RedisError> {
+        var transaction = transaction(queued)
+        for command in standalone {
+            transaction.append(argumentCount: command.count, standalone: true) { arguments in
+                for argument in command { arguments.append(argument) }
+            }
+        }
+        #expect(transaction.standaloneCount == standalone.count && transaction.queuedCount == queued.count)
         typealias Outcome = CheckedContinuation<Result<RedisReply, RedisError>, Never>
         return await withCheckedContinuation { (continuation: Outcome) in
-            client.send(transaction(commands)) { continuation.resume(returning: $0) }
+            client.send(transaction) { continuation.resume(returning: $0) }
         }
+    }
+
+    /// How many times the server ran `name` (lower case), from `INFO commandstats`.
+    static func calls(of name: String, _ client: RedisClient) async throws -> Int {
+        let stats = try await client.send(["INFO", "commandstats"]).string ?? ""
+        let prefix = "cmdstat_\(name):calls="
+        for line in stats.split(whereSeparator: \.isNewline) where line.hasPrefix(prefix) {
+            return Int(line.dropFirst(prefix.count).prefix { $0.isNumber }) ?? -1
+        }
+        return 0
+    }
+
+    @Test func standaloneCommandsGoAheadOfTheTransactionAndAreAnsweredFirst() async throws {
+        let server = try RedisServerProcess()
+        try await server.start()
+        let client = RedisClient(configuration: fastConfiguration(port: server.port))
+        client.start()
+        #expect(try await client.send(["PING"]) == .status("PONG"))
+
+        // Standalone commands alone: no MULTI or EXEC; an error reply is that command's reply, the others run.
+        let alone = await Self.run(
+            client, standalone: [["SET", "s", "1"], ["INCR", "s"], ["LPUSH", "s", "x"], ["INCR", "s"]], queued: [])
+        guard case .success(.array(let replies)) = alone, replies.count == 4, case .error(let wrongType) = replies[2]
+        else {
+            Issue.record("expected 4 replies with an error third, got \(alone)")
+            return
+        }
+        #expect(replies[0] == .status("OK") && replies[1] == .integer(2) && replies[3] == .integer(3))
+        #expect(wrongType.hasPrefix("WRONGTYPE"))
+        #expect(await Self.run(client, standalone: [["GET", "s"]], queued: []) == .success(.array([.bulk([51])])))
+        let lastFails = await Self.run(client, standalone: [["INCR", "s"], ["LPUSH", "s", "x"]], queued: [])
+        guard case .success(.array(let two)) = lastFails, two.count == 2, case .error(let last) = two[1] else {
+            Issue.record("expected the last command's error in the array, got \(lastFails)")
+            return
+        }
+        #expect(two[0] == .integer(4) && last.hasPrefix("WRONGTYPE"))
+        #expect(try await Self.calls(of: "multi", client) == 0)
+        #expect(try await Self.calls(of: "exec", client) == 0)
+
+        // Ahead of a transaction: their replies first, then EXEC's.
+        let mixed = await Self.run(
+            client, standalone: [["INCR", "n"], ["INCR", "n"]], queued: [["SET", "q", "1"], ["GET", "q"]])
+        #expect(mixed == .success(.array([.integer(1), .integer(2), .status("OK"), .bulk([49])])))
+        #expect(try await Self.calls(of: "exec", client) == 1)
+        // A queued command Redis refuses fails the whole; the standalone ones ran.
+        let aborted = await Self.run(client, standalone: [["INCR", "n"]], queued: [["SET", "b", "1"], ["NOSUCH"]])
+        guard case .failure(.server(let abort)) = aborted else {
+            Issue.record("expected EXECABORT, got \(aborted)")
+            return
+        }
+        #expect(abort.hasPrefix("EXECABORT"))
+        #expect(try await client.send(["GET", "n"]) == .bulk([51]))
+        #expect(try await client.send(["GET", "b"]) == .null)
+
+        // Many, pipelined among ordinary commands: each answered with its own replies.
+        let tasks = (0..<100).map { index in
+            Task { @LoopActor in
+                let replies = await Self.run(
+                    client, standalone: [["SET", "a\(index)", "v"], ["APPEND", "a\(index)", "\(index)"]],
+                    queued: index.isMultiple(of: 2) ? [["GET", "a\(index)"]] : [])
+                let echo = try await client.send(["ECHO", "e\(index)"])
+                return (index, replies, echo)
+            }
+        }
+        for task in tasks {
+            let (index, replies, echo) = try await task.value
+            let value = "v\(index)"
+            let expected: [RedisReply] =
+                [.status("OK"), .integer(Int64(value.utf8.count))]
+                + (index.isMultiple(of: 2) ? [.bulk(Array(value.utf8))] : [])
+            #expect(replies == .success(.array(expected)))
+            #expect(echo == .bulk(Array("e\(index)".utf8)))
+        }
+        #expect(client.statistics.reconnects == 0)
+        client.shutdown()
+    }
+
+    @Test func standaloneCommandsOnAConnectionThatGoesAwayFailAsAWhole() async throws {
+        // A peer that reads and answers only the first of three standalone commands, then closes.
+        let listener = try TestListener()
+        let client = RedisClient(
+            configuration: RedisConfiguration(
+                host: "127.0.0.1", port: listener.port, commandTimeout: .milliseconds(400),
+                connectTimeout: .seconds(3), reconnectBackoffMinimum: .milliseconds(20),
+                reconnectBackoffMaximum: .milliseconds(100)))
+        client.start()
+        let peer = try await offPool { try listener.accept() }
+        #expect(await eventually { client.isAvailable })
+        let outcome = Task { @LoopActor in
+            await Self.run(client, standalone: [["INCR", "a"], ["INCR", "b"], ["INCR", "c"]], queued: [])
+        }
+        #expect(await eventually { client.commandsInFlight == 1 })
+        peer.write(":1\r\n")
+        peer.close()
+        #expect(await outcome.value == .failure(.unavailable))
+
+        // A peer that never answers: the whole times out (the collector outlives the caller: hiredis still holds
+        // two of the commands until the connection is dropped).
+        let silent = try await offPool { try listener.accept() }
+        #expect(await eventually { client.isAvailable })
+        let timedOut = await Self.run(client, standalone: [["INCR", "a"], ["INCR", "b"], ["INCR", "c"]], queued: [])
+        #expect(timedOut == .failure(.timeout))
+        _ = silent
+        client.shutdown()
     }
 
     @Test func aTransactionAnswersWithExecsRepliesAndPairsWithCommandsAroundIt() async throws {

@@ -66,8 +66,8 @@ struct JournalBatchTests {
         }
     }
 
-    /// Ordinary updates are plain commands in one transaction a turn, fenced by the epoch in the keys' names: a
-    /// command that changes the state alone is one `RPUSHX` of its patch; the extras (what the state's JSON does
+    /// Ordinary updates are plain commands, fenced by the epoch in the keys' names: a command that changes the
+    /// state alone is one `RPUSHX` of its patch, sent without a transaction (one step by itself); the extras (what the state's JSON does
     /// not show) are set only when they change; a process whose session was taken over pushes nothing, creates no
     /// key under the old epoch, and hands the session over.
     @Test func ordinaryUpdatesArePlainCommandsFencedByTheEpochsKeys() async throws {
@@ -83,7 +83,8 @@ struct JournalBatchTests {
             try await JournalFormatTests.type(first, kept, count: 3, prefix: "fast")
             #expect(try redis.calls(of: "rpushx") == pushes + 3, "one push a command")
             #expect(try redis.calls(of: "set") == sets, "typing leaves the extras as they were")
-            #expect(try redis.calls(of: "exec") == transactions + 3, "one transaction a turn")
+            #expect(try redis.calls(of: "exec") == transactions, "a push alone is one step: no transaction")
+            #expect(try redis.calls(of: "multi") == transactions)
             #expect(try redis.calls(of: "evalsha") == scripts, "no script")
             #expect(try redis.journaled(kept, "search")?.state["searchText"] == "fast 2")
             #expect(try redis.journaledSnapshot(kept, "search")?["state"]?["searchText"] == "fast 2")
@@ -92,9 +93,11 @@ struct JournalBatchTests {
                 "/v1/sessions/\(kept)/search/text", json: ["text": "ab", "autoSearch": true])
             #expect(text.status == 200)
             #expect(try redis.calls(of: "set") == sets + 1)
+            #expect(try redis.calls(of: "exec") == transactions + 1, "the push and the extras in one transaction")
             #expect(try redis.journaledSnapshot(kept, "search")?["debouncePending"] == true)
             try await JournalFormatTests.type(first, kept, count: 1, prefix: "typed")
             #expect(try redis.calls(of: "set") == sets + 2)
+            #expect(try redis.calls(of: "exec") == transactions + 2)
             #expect(try redis.journaledSnapshot(kept, "search")?["debouncePending"] == false)
             #expect(try redis.calls(of: "rpushx") == pushes + 5)
             let deltaKey = JournalKeys(digest: SessionID.digest(kept)).delta("search", epoch: 1)
