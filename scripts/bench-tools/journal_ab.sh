@@ -19,13 +19,13 @@ work=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
 cc -O2 -o "$work/sse-bench" "$kit/sse-bench.c" -levent || exit 1
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 key() { awk -v k="$1:" '$1 == k {print $2}' "$2"; }
 redis_port=$(free_port)
-redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >"$work/redis.log" 2>&1 &
+redis-server --port "$redis_port" "${REDIS_EPHEMERAL[@]}" >"$work/redis.log" 2>&1 &
 pids+=($!)
 redis_pid=$!
-for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+wait_for_redis "$redis_port"
 
 run() { # build mode -> sse-bench's report in $work/MODE.txt
     local build=$1 mode=$2 port extra=()

@@ -18,8 +18,7 @@ trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
 cc -O2 -o "$work/sse-bench" "$bench/sse-bench.c" -levent || exit 1
 # NB: valgrind 3.19 cannot read the Swift binary's DWARF 5: a copy stripped of debug info is measured.
 cp "$binary" "$work/vmhost" && strip -g "$work/vmhost"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-total() { callgrind_annotate "$@" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}'; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # run ROUNDS MODE(off|on|redis) -> the instructions of the process under callgrind
 run() {
@@ -29,7 +28,7 @@ run() {
     local journal=()
     if [ "$mode" != off ]; then
         redis_port=$(free_port)
-        local redis=(redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no)
+        local redis=(redis-server --port "$redis_port" "${REDIS_EPHEMERAL[@]}")
         if [ "$mode" = redis ]; then
             valgrind --tool=callgrind --callgrind-out-file="$out.%p" "${redis[@]}" >"$out.redis.log" 2>&1 &
         else
@@ -37,7 +36,7 @@ run() {
         fi
         redis_pid=$!
         pids+=("$redis_pid")
-        for _ in $(seq 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.2; done
+        wait_for_redis "$redis_port"
         journal=(--redis-url "redis://127.0.0.1:$redis_port/0" --node-id bench)
     fi
     local server=("$work/vmhost" --host 127.0.0.1 --port "$port" --log-level warning "${journal[@]}")
@@ -59,7 +58,7 @@ run() {
         redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1
         wait "$redis_pid" 2>/dev/null
     fi
-    total "$out".[0-9]*
+    callgrind_total "$out".[0-9]*
 }
 
 per_command() { # mode -> instructions per command

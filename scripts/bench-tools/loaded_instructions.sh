@@ -11,15 +11,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # NB: valgrind 3.19 cannot read the Swift binary's DWARF 5: a copy stripped of debug info is measured.
 cp "$binary" "$work/vmhost" && strip -g "$work/vmhost"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source "$tools/common.sh"
 measure() { # rounds -> instructions
     local rounds=$1 port redis_port extra=() redis=""
     port=$(free_port)
     if [ "$mode" = on ]; then
         redis_port=$(free_port)
-        redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >/dev/null 2>&1 &
+        redis-server --port "$redis_port" "${REDIS_EPHEMERAL[@]}" >/dev/null 2>&1 &
         redis=$!
-        for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+        wait_for_redis "$redis_port"
         extra=(--redis-url "redis://127.0.0.1:$redis_port/0")
     fi
     valgrind --tool=callgrind --callgrind-out-file="$work/cg.$rounds.%p" "$work/vmhost" --host 127.0.0.1 \
@@ -31,7 +31,7 @@ measure() { # rounds -> instructions
     kill -TERM "$server"
     wait "$server" 2>/dev/null
     [ -n "$redis" ] && kill "$redis"
-    callgrind_annotate "$work"/cg."$rounds".[0-9]* 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}'
+    callgrind_total "$work"/cg."$rounds".[0-9]*
 }
 short=$(measure 5)
 long=$(measure 15)

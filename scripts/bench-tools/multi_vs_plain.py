@@ -3,7 +3,8 @@
 of B either plainly (pipelined) or inside `MULTI`/`EXEC`, the two alternating over ROUNDS rounds of N pushes
 each: medians with their range, µs a push (/proc/PID/schedstat of a redis-server of this script).
 Usage: multi_vs_plain.py [B (27)] [N (40000)] [ROUNDS (6)]. Traffic only to 127.0.0.1.
-docs/performance.md, issue 26's tenth stop (the pushes outside the transaction, tried and reverted)."""
+docs/performance.md, issue 26's tenth stop (the pushes outside the transaction, tried and reverted) and eleventh
+(reinstated, on Redis's instruction count)."""
 import socket
 import statistics
 import subprocess

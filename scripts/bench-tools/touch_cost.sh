@@ -7,14 +7,14 @@
 # Usage: touch_cost.sh VMHOST_BINARY [N (2000)]. Traffic only to 127.0.0.1. docs/performance.md, issue 26's tenth stop.
 set -u
 bin=$1 count=${2:-2000}
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 redis_port=$(free_port)
 port=$(free_port)
-redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >/dev/null 2>&1 &
+redis-server --port "$redis_port" "${REDIS_EPHEMERAL[@]}" >/dev/null 2>&1 &
 redis=$!
 server=
 trap 'kill $redis $server 2>/dev/null' EXIT
-for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+wait_for_redis "$redis_port"
 "$bin" --port "$port" --log-level warning --redis-url "redis://127.0.0.1:$redis_port/0" --node-id touch \
     --session-idle-timeout-seconds 40 --hibernate-after-seconds 0 2>/dev/null &
 server=$!
