@@ -40,6 +40,12 @@ public struct LoopClock: Clock {
             try await LoopSleep.sleep(until: deadline)
         }
     }
+
+    /// Sleeps for `duration` from ``now``, on the caller's executor like ``sleep(until:tolerance:)``: declared here
+    /// so that the one every part calls promises it (`Clock`'s generic `sleep(for:)` does not).
+    public nonisolated(nonsending) func sleep(for duration: Duration, tolerance: Duration? = nil) async throws {
+        try await sleep(until: now.advanced(by: duration), tolerance: tolerance)
+    }
 }
 
 /// The time of a manual ``LoopClock``: a test's, which moves only when the test advances it.

@@ -460,4 +460,61 @@ struct SearchViewModelTests {
         #expect(await waiter.value == "kittens")
         await store.finish()
     }
+    /// `execute` while the debounce's wake-up is on its way (the clock has passed the interval, the task is not
+    /// back on the loop yet): the command's search is the only one, the automatic search does not replace it.
+    @Test func aSearchStartedAsTheDebounceWakesIsNotReplacedByTheAutomaticOne() async throws {
+        await store.send({ viewModel.setText("kittens", autoSearch: true) }) { $0.searchText = "kittens" }
+        try await store.send({
+            clock.advance(by: SearchViewModel.debounceInterval)
+            try viewModel.execute(text: "sunset")
+        }) { $0.searchText = "sunset" }
+        store.receive { $0.results = .loading(SearchRequest(text: "sunset", page: 1), previous: nil) }
+        #expect(service.calls == [.search("sunset", 1)])
+        #expect(service.cancelled.isEmpty)
+        let waiter = Task { @LoopActor in
+            await viewModel.waitUntilIdle()
+            return viewModel.state.results
+        }
+        await store.send({ await answerSearch("sunset") }) {
+            $0.results = .loaded(results("sunset", pages: [1]))
+            $0.recentSearches = [recent("sunset")]
+        }
+        #expect(await waiter.value == .loaded(results("sunset", pages: [1])))
+        #expect(service.calls == [.search("sunset", 1)])
+        await store.finish()
+    }
+
+    /// An automatic search that does not run (its text cannot search) ends no wait while a load is in flight: a
+    /// `Prefer: wait` on `load-more` answers with the loaded page, not with the loading state.
+    @Test func anAutomaticSearchThatDoesNotRunEndsNoWaitForTheLoadInFlight() async throws {
+        try await execute("kittens")
+        await store.send({ await answerSearch("kittens") }) {
+            $0.results = .loaded(results("kittens", pages: [1]))
+            $0.recentSearches = [recent("kittens")]
+        }
+        await store.send({ viewModel.setText("cat", autoSearch: true) }) { $0.searchText = "cat" }
+        try await store.send({ try viewModel.loadMore() }) {
+            $0.results = .loading(SearchRequest(text: "kittens", page: 2), previous: results("kittens", pages: [1]))
+        }
+        let ended = WaitEnded()
+        let waiter = Task { @LoopActor in
+            await viewModel.waitUntilIdle()
+            ended.value = true
+            return viewModel.state.results
+        }
+        await settle()
+        await store.advance(by: SearchViewModel.debounceInterval)
+        #expect(!ended.value, "the wait ended while page 2 was loading")
+        await store.send({ await answerSearch("kittens", page: 2) }) {
+            $0.results = .loaded(results("kittens", pages: [1, 2]))
+        }
+        #expect(await waiter.value == .loaded(results("kittens", pages: [1, 2])))
+        await store.finish()
+    }
+}
+
+/// Whether a waiting task got past its wait.
+@LoopActor
+private final class WaitEnded {
+    var value = false
 }

@@ -79,11 +79,16 @@ public final class SearchViewModel {
             } catch {
                 return
             }
+            // NB: a command can cancel the debounce after its sleep has ended but before this task is back on
+            // the loop (the wake-up is a job in the queue, or on its way back from another executor): the sleep
+            // did not throw, and the search the command started must not be replaced by this one.
+            guard !Task.isCancelled else { return }
             self?.debounceFired()
         }
     }
 
-    /// Starts a new search for the current text (or `text`, which replaces it first).
+    /// Starts a new search for the current text (or `text`, which replaces it first); a pending automatic
+    /// search is dropped (this search replaces it).
     /// - Throws: ``CommandDisabled`` unless `canSearch`.
     public func execute(text: String? = nil) throws(CommandDisabled) {
         if let text {
@@ -94,6 +99,8 @@ public final class SearchViewModel {
         guard state.canSearch else {
             throw CommandDisabled("search needs more than 3 characters (trimmed); the text is '\(state.trimmedText)'")
         }
+        debounce?.cancel()
+        debounce = nil
         startSearch(SearchRequest(text: state.trimmedText, page: 1))
     }
 
@@ -204,8 +211,9 @@ public final class SearchViewModel {
 
     private func debounceFired() {
         debounce = nil
+        // NB: waiters wait for the search in flight too (a `load-more` started while the debounce was pending).
         guard state.canSearch else {
-            idleWaiters.resumeAll()
+            if !isBusy { idleWaiters.resumeAll() }
             return
         }
         if let budget = upstreamBudget, !budget.take() {
@@ -214,7 +222,7 @@ public final class SearchViewModel {
                 message: "the automatic search did not run: the session has used its budget of searches for now; "
                     + "search again in \(budget.secondsUntilToken) s",
                 status: 429)
-            idleWaiters.resumeAll()
+            if !isBusy { idleWaiters.resumeAll() }
             return
         }
         // NB: an automatic search is the same command as `execute`: latest wins.
