@@ -41,8 +41,11 @@ public struct LoopClock: Clock {
         }
     }
 
-    /// Sleeps for `duration` from ``now``, on the caller's executor like ``sleep(until:tolerance:)``: declared here
-    /// so that the one every part calls promises it (`Clock`'s generic `sleep(for:)` does not).
+    /// Sleeps for `duration` from ``now``, on the caller's executor like ``sleep(until:tolerance:)``.
+    ///
+    /// NB: `Clock`'s generic `sleep(for:)` (Swift 6.3) calls `sleep(until:)` from the global pool, not from the
+    /// caller's executor: each debounce and `Prefer: wait` timer went there and back around its sleep, and a
+    /// wake-up could come back to the loop long after the timer fired (a busy pool).
     public nonisolated(nonsending) func sleep(for duration: Duration, tolerance: Duration? = nil) async throws {
         try await sleep(until: now.advanced(by: duration), tolerance: tolerance)
     }
