@@ -206,6 +206,23 @@ struct SearchViewModelTests {
         await store.finish()
     }
 
+    /// `execute` of the current text runs the search now: the automatic search pending for that text is dropped,
+    /// not run once more after it.
+    @Test func executeOfTheCurrentTextDropsThePendingAutomaticSearch() async throws {
+        await store.send({ viewModel.setText("kittens", autoSearch: true) }) { $0.searchText = "kittens" }
+        try await store.send({ try viewModel.execute() }) {
+            $0.results = .loading(SearchRequest(text: "kittens", page: 1), previous: nil)
+        }
+        #expect(clock.sleeperCount == 0, "the debounce is cancelled")
+        await store.advance(by: .seconds(1))
+        #expect(service.calls == [.search("kittens", 1)])
+        await store.send({ await answerSearch("kittens") }) {
+            $0.results = .loaded(results("kittens", pages: [1]))
+            $0.recentSearches = [recent("kittens")]
+        }
+        await store.finish()
+    }
+
     @Test func latestWinsAndCancelsTheSearchInFlight() async throws {
         try await execute("kittens")
         try await execute("puppies")
