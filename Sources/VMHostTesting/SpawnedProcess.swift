@@ -22,18 +22,7 @@ public final class SpawnedProcess: @unchecked Sendable {
         for case (let descriptor, let file?) in [(Int32(1), standardOutput), (2, standardError)] {
             posix_spawn_file_actions_addopen(&actions, descriptor, file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
-        // NB: the child must not inherit the sockets other tests of this process have open (they are not
-        // close-on-exec): a socket held by a child stays open when its test closes it, and its peer never
-        // sees the close. glibc 2.34 has `addclosefrom_np`, but its header declares it only with
-        // _GNU_SOURCE: looked up at run time, else every open descriptor is closed one by one.
-        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
-            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        } else {
-            for descriptor in Self.openDescriptors() where descriptor > 2 {
-                posix_spawn_file_actions_addclose(&actions, descriptor)
-            }
-        }
+        Self.closeInheritedDescriptors(in: &actions)
         var inherited: [UnsafeMutablePointer<CChar>?] = []
         var entry = environ
         while let variable = entry.pointee {
@@ -46,6 +35,23 @@ public final class SpawnedProcess: @unchecked Sendable {
         let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard result == 0 else { throw TestClientError("posix_spawn \(path) failed: \(result)") }
         self.pid = pid
+    }
+
+    /// Adds to `actions` the closing of every descriptor from 3 on, after the actions already added.
+    ///
+    /// NB: a child must not inherit the sockets other tests of this process have open (curl's and hiredis's are
+    /// not close-on-exec): a socket held by a child stays open when its owner closes it, and its peer does not see
+    /// the close until the child exits. glibc 2.34 has `addclosefrom_np`, but its header declares it only with
+    /// _GNU_SOURCE: looked up at run time, else every open descriptor is closed one by one.
+    public static func closeInheritedDescriptors(in actions: inout posix_spawn_file_actions_t) {
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        } else {
+            for descriptor in openDescriptors() where descriptor > 2 {
+                posix_spawn_file_actions_addclose(&actions, descriptor)
+            }
+        }
     }
 
     /// Sends `number` to the child.
