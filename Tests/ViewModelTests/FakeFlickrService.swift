@@ -63,10 +63,16 @@ final class FakeFlickrService: FlickrService, HandAnsweredService {
     /// Answers the pending call `call` and lets the view model process the answer.
     func answer(_ call: Call, with result: Result<Answer, UpstreamError>) async {
         await settle()
+        answerNow(call, with: result)
+        await settle()
+    }
+
+    /// Answers the pending call `call` without letting anything run: the caller's task is on its way back to the
+    /// loop when this returns, as when an upstream answers in the same turn as a command.
+    func answerNow(_ call: Call, with result: Result<Answer, UpstreamError>) {
         if !waiting.answer(result.mapError { $0 as any Error }, toFirst: { $0 == call }) {
             Issue.record("no pending call \(call); pending: \(pendingCalls)")
         }
-        await settle()
     }
 }
 

@@ -56,6 +56,23 @@ struct SearchViewModelTests {
             .search(text, page), with: .success(.page(photoPage(text: text, page: page, pages: pages, count: count))))
     }
 
+    /// Runs a first search of `text` and answers its page 1 (of `pages`, with `count` photos): the results are
+    /// loaded and `text` is the only recent search. Returns the results shown.
+    @discardableResult
+    func searchAndShow(
+        _ text: String, pages: Int = 3, count: Int = 3, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> SearchResults {
+        try await execute(text, sourceLocation: sourceLocation)
+        let shown = results(text, pages: [1], pageCount: pages, count: count)
+        await store.send(
+            { await answerSearch(text, pages: pages, count: count) },
+            {
+                $0.results = .loaded(shown)
+                $0.recentSearches = [recent(text)]
+            }, sourceLocation: sourceLocation)
+        return shown
+    }
+
     @Test func initialState() {
         #expect(viewModel.state == SearchState())
         #expect(viewModel.state.json["title"] == "Flickr Search")
@@ -246,11 +263,7 @@ struct SearchViewModelTests {
     }
 
     @Test func cancelRestoresThePreviousResultsWithoutError() async throws {
-        try await execute("kittens")
-        await store.send({ await answerSearch("kittens") }) {
-            $0.results = .loaded(results("kittens", pages: [1]))
-            $0.recentSearches = [recent("kittens")]
-        }
+        try await searchAndShow("kittens")
         try await execute("puppies", previous: results("kittens", pages: [1]))
         #expect(
             viewModel.state.results
@@ -270,11 +283,7 @@ struct SearchViewModelTests {
     }
 
     @Test func loadMoreAppendsPagesUntilTheLast() async throws {
-        try await execute("kittens")
-        await store.send({ await answerSearch("kittens", pages: 2) }) {
-            $0.results = .loaded(results("kittens", pages: [1], pageCount: 2))
-            $0.recentSearches = [recent("kittens")]
-        }
+        try await searchAndShow("kittens", pages: 2)
         try await store.send({ try viewModel.loadMore() }) {
             $0.results = .loading(
                 SearchRequest(text: "kittens", page: 2), previous: results("kittens", pages: [1], pageCount: 2))
@@ -320,12 +329,7 @@ struct SearchViewModelTests {
         UpstreamError(kind: .decoding, message: "flickr sent a response that could not be read"),
     ])
     func everyErrorKindKeepsThePreviousResults(error: UpstreamError) async throws {
-        try await execute("kittens")
-        await store.send({ await answerSearch("kittens") }) {
-            $0.results = .loaded(results("kittens", pages: [1]))
-            $0.recentSearches = [recent("kittens")]
-        }
-        let kept = results("kittens", pages: [1])
+        let kept = try await searchAndShow("kittens")
 
         try await execute("puppies", previous: kept)
         await store.send({ await service.answer(.search("puppies", 1), with: .failure(error)) }) {
@@ -385,12 +389,7 @@ struct SearchViewModelTests {
     }
 
     @Test func visiblePhotosLoadMetadataOnceAFewAtATime() async throws {
-        try await execute("kittens")
-        var shown = results("kittens", pages: [1], count: 6)
-        await store.send({ await answerSearch("kittens", count: 6) }) {
-            $0.results = .loaded(shown)
-            $0.recentSearches = [recent("kittens")]
-        }
+        var shown = try await searchAndShow("kittens", count: 6)
         let ids = shown.photos.map(\.id)
 
         /// Answers both counts of photo `index`: one change, when the second arrives.
@@ -441,11 +440,7 @@ struct SearchViewModelTests {
     }
 
     @Test func aPhotoWhoseMetadataFailedIsNotLoadedAgainForTheseResults() async throws {
-        try await execute("kittens")
-        await store.send({ await answerSearch("kittens", count: 1) }) {
-            $0.results = .loaded(results("kittens", pages: [1], count: 1))
-            $0.recentSearches = [recent("kittens")]
-        }
+        try await searchAndShow("kittens", count: 1)
         let photo = "kittens-1-0"
         await store.sendWithoutChange { viewModel.visible([photo]) }
         // NB: the comments call is cancelled with the failed favorites call (one load of the pair).
@@ -457,6 +452,35 @@ struct SearchViewModelTests {
             for _ in 0..<5 { viewModel.visible([photo]) }
         }
         #expect(service.calls.count == calls)
+        await store.finish()
+    }
+
+    /// A metadata load of the results before a new search, finishing after that search started another load of the
+    /// same photo (the same text searched again), writes nothing and leaves the new load in place: the new load's
+    /// counts are shown when they come.
+    @Test func aLoadOfEarlierResultsFinishingLateLeavesTheNewLoadOfTheSamePhoto() async throws {
+        let shown = try await searchAndShow("kittens", count: 1)
+        let photo = "kittens-1-0"
+        await store.sendWithoutChange { viewModel.visible([photo]) }
+        await store.sendWithoutChange { await service.answer(.favorites(photo), with: .success(.count(7))) }
+        // In one turn of the loop: the old load's last answer arrives (its task is on its way back), the text is
+        // searched again, and the photo, still shown as the previous results, starts loading again.
+        try await store.send({
+            service.answerNow(.comments(photo), with: .success(.count(2)))
+            try viewModel.execute(text: "kittens")
+            viewModel.visible([photo])
+        }) {
+            $0.results = .loading(SearchRequest(text: "kittens", page: 1), previous: shown)
+        }
+        #expect(service.pendingCalls == [.search("kittens", 1), .favorites(photo), .comments(photo)])
+        await store.send({ await answerSearch("kittens", count: 1) }) { $0.results = .loaded(shown) }
+        await store.sendWithoutChange { await service.answer(.favorites(photo), with: .success(.count(5))) }
+        var counted = shown
+        counted.photos[0].favorites = 5
+        counted.photos[0].comments = 1
+        await store.send({ await service.answer(.comments(photo), with: .success(.count(1))) }) {
+            $0.results = .loaded(counted)
+        }
         await store.finish()
     }
 
@@ -504,11 +528,7 @@ struct SearchViewModelTests {
     /// An automatic search that does not run (its text cannot search) ends no wait while a load is in flight: a
     /// `Prefer: wait` on `load-more` answers with the loaded page, not with the loading state.
     @Test func anAutomaticSearchThatDoesNotRunEndsNoWaitForTheLoadInFlight() async throws {
-        try await execute("kittens")
-        await store.send({ await answerSearch("kittens") }) {
-            $0.results = .loaded(results("kittens", pages: [1]))
-            $0.recentSearches = [recent("kittens")]
-        }
+        try await searchAndShow("kittens")
         await store.send({ viewModel.setText("cat", autoSearch: true) }) { $0.searchText = "cat" }
         try await store.send({ try viewModel.loadMore() }) {
             $0.results = .loading(SearchRequest(text: "kittens", page: 2), previous: results("kittens", pages: [1]))

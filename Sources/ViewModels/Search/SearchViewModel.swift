@@ -50,7 +50,10 @@ public final class SearchViewModel {
     /// Photos of the results whose metadata load started (loaded, failed or in flight).
     private var metadataStarted: Set<String> = []
     private var metadataQueue: [String] = []
-    private var metadataInFlight: [String: Task<Void, Never>] = [:]
+    /// The metadata loads in flight by photo, each with the number that tells it from an earlier load of the same
+    /// photo (cancelled by a new search, and perhaps finishing after this one started).
+    private var metadataInFlight: [String: (load: Int, task: Task<Void, Never>)] = [:]
+    private var nextMetadataLoad = 0
 
     /// Creates the view model.
     /// - Parameters:
@@ -69,8 +72,7 @@ public final class SearchViewModel {
     /// Sets the search text. With `autoSearch`, schedules a search after the debounce interval; any earlier
     /// pending automatic search is dropped either way.
     public func setText(_ text: String, autoSearch: Bool = false) {
-        debounce?.cancel()
-        debounce = nil
+        dropPendingAutomaticSearch()
         state.searchText = text
         guard autoSearch else { return }
         debounce = Task { [weak self, clock] in
@@ -92,15 +94,13 @@ public final class SearchViewModel {
     /// - Throws: ``CommandDisabled`` unless `canSearch`.
     public func execute(text: String? = nil) throws(CommandDisabled) {
         if let text {
-            debounce?.cancel()
-            debounce = nil
+            dropPendingAutomaticSearch()
             state.searchText = text
         }
         guard state.canSearch else {
             throw CommandDisabled("search needs more than 3 characters (trimmed); the text is '\(state.trimmedText)'")
         }
-        debounce?.cancel()
-        debounce = nil
+        dropPendingAutomaticSearch()
         startSearch(SearchRequest(text: state.trimmedText, page: 1))
     }
 
@@ -115,8 +115,7 @@ public final class SearchViewModel {
 
     /// Cancels the search in flight; results return to what they were before it, with no error.
     public func cancel() {
-        debounce?.cancel()
-        debounce = nil
+        dropPendingAutomaticSearch()
         guard let restore = search.abandon() else { return }
         state.results = restore
         idleWaiters.resumeAll()
@@ -209,11 +208,22 @@ public final class SearchViewModel {
 
     // MARK: Search
 
+    /// Cancels the pending automatic search, if any.
+    private func dropPendingAutomaticSearch() {
+        debounce?.cancel()
+        debounce = nil
+    }
+
+    /// Ends the waits of ``waitUntilIdle()`` unless a search is still in flight or pending.
+    private func resumeIdleWaitersUnlessBusy() {
+        if !isBusy { idleWaiters.resumeAll() }
+    }
+
     private func debounceFired() {
         debounce = nil
         // NB: waiters wait for the search in flight too (a `load-more` started while the debounce was pending).
         guard state.canSearch else {
-            if !isBusy { idleWaiters.resumeAll() }
+            resumeIdleWaitersUnlessBusy()
             return
         }
         if let budget = upstreamBudget, !budget.take() {
@@ -222,7 +232,7 @@ public final class SearchViewModel {
                 message: "the automatic search did not run: the session has used its budget of searches for now; "
                     + "search again in \(budget.secondsUntilToken) s",
                 status: 429)
-            if !isBusy { idleWaiters.resumeAll() }
+            resumeIdleWaitersUnlessBusy()
             return
         }
         // NB: an automatic search is the same command as `execute`: latest wins.
@@ -280,7 +290,7 @@ public final class SearchViewModel {
             next.results = restore
         }
         state = next
-        if !isBusy { idleWaiters.resumeAll() }
+        resumeIdleWaitersUnlessBusy()
     }
 
     /// Puts `entry` first, drops an older entry of the same text, keeps at most ten.
@@ -295,7 +305,7 @@ public final class SearchViewModel {
     // MARK: Photo metadata
 
     private func resetMetadata() {
-        for task in metadataInFlight.values { task.cancel() }
+        for inFlight in metadataInFlight.values { inFlight.task.cancel() }
         metadataInFlight.removeAll()
         metadataQueue.removeAll()
         metadataStarted.removeAll()
@@ -306,18 +316,23 @@ public final class SearchViewModel {
         while metadataInFlight.count < Self.metadataConcurrency, !metadataQueue.isEmpty {
             let photoID = metadataQueue.removeFirst()
             metadataStarted.insert(photoID)
-            metadataInFlight[photoID] = Task { [weak self, service] in
+            let load = nextMetadataLoad
+            nextMetadataLoad &+= 1
+            let task = Task { [weak self, service] in
                 async let favorites = service.favoritesCount(photoID: photoID)
                 async let comments = service.commentsCount(photoID: photoID)
                 let counts = try? await (favorites, comments)
-                self?.finishMetadata(photoID: photoID, counts: counts)
+                self?.finishMetadata(photoID: photoID, load: load, counts: counts)
             }
+            metadataInFlight[photoID] = (load, task)
         }
     }
 
-    private func finishMetadata(photoID: String, counts: (Int, Int)?) {
-        // NB: a load cancelled because the photo scrolled away (or a new search) must not write anything.
-        guard metadataInFlight.removeValue(forKey: photoID) != nil else { return }
+    private func finishMetadata(photoID: String, load: Int, counts: (Int, Int)?) {
+        // NB: a load cancelled by a new search must not write anything, nor end the new search's load of the
+        // same photo (its entry, if one started meanwhile).
+        guard metadataInFlight[photoID]?.load == load else { return }
+        metadataInFlight[photoID] = nil
         if let counts {
             state.results = Self.settingMetadata(counts, of: photoID, in: state.results)
         }
