@@ -316,12 +316,12 @@ public final class RedisJournal: SessionJournal {
     ) {
         if mode == .create, appendCreation(session, to: &batch) { return }
         let full = mode != .update
-        // NB: loops over the session's slots (a few), each time with ``carries(_:full:)``, rather than an array of
-        // the slots to write (an allocation per write); and loops, not `filter`: a closure here checks its
+        // NB: loops over the session's candidate slots (a few), each time with ``carries(_:full:)``, rather than an
+        // array of the slots to write (an allocation per write); and loops, not `filter`: a closure here checks its
         // executor on every call. `journaledVersion` (the version last sent) changes only after the last loop.
         var changed = 0
         var carried: ViewModelSlot?
-        for slot in session.slots where Self.carries(slot, full: full) {
+        for slot in Self.candidates(of: session, full: full) where Self.carries(slot, full: full) {
             changed += 1
             carried = slot
         }
@@ -347,7 +347,7 @@ public final class RedisJournal: SessionJournal {
         } else {
             batch.keys.append(encoded: writeKeys(of: session), count: 3)
         }
-        for slot in session.slots where Self.carries(slot, full: full) {
+        for slot in Self.candidates(of: session, full: full) where Self.carries(slot, full: full) {
             batch.keys.append(encoded: viewModelKeys(of: slot, in: session), count: 2)
         }
         if full {
@@ -359,7 +359,7 @@ public final class RedisJournal: SessionJournal {
         }
         batch.arguments.append(changed)
         batch.arguments.append(answers.count)
-        for slot in session.slots where Self.carries(slot, full: full) {
+        for slot in Self.candidates(of: session, full: full) where Self.carries(slot, full: full) {
             appendViewModel(slot, previous: slot.journaledVersion, full: full, to: &batch.arguments)
         }
         for (key, fingerprint, answer) in answers {
@@ -371,7 +371,7 @@ public final class RedisJournal: SessionJournal {
         session.isBeingJournaled = true
         // NB: what the write carries, kept on the slots (one write per session is in flight): its reply commits
         // each slot through its `journaledVersion`.
-        for slot in session.slots where Self.carries(slot, full: full) {
+        for slot in Self.candidates(of: session, full: full) where Self.carries(slot, full: full) {
             slot.journaledVersion = slot.channel.latestVersion
         }
         batch.add(JournalWriteBatch.Member(session: session, mode: mode))
@@ -399,6 +399,13 @@ public final class RedisJournal: SessionJournal {
                 of: session.digest, viewModel: slot.name, epoch: session.journalEpoch)
         }
         return slot.journalKeys
+    }
+
+    /// The slots a write of `session` may carry: every one when `full`, else those that published since they were
+    /// last found written (``Session/slotsWithChanges``), so that the others' channels are not looked at (each a
+    /// cache miss when the session has many: docs/performance.md, issue 26's thirteenth stop).
+    private static func candidates(of session: Session, full: Bool) -> SlotSelection {
+        full ? SlotSelection(all: session.slots) : session.slotsWithChanges
     }
 
     /// Whether a write carries `slot`: every view model when `full`, else those with versions since the last

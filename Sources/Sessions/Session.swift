@@ -41,6 +41,13 @@ public final class Session {
     public var isBeingJournaled = false
     /// Whether the journal has a write of this session queued for its next batch.
     public var isQueuedForJournal = false
+    /// The slots that published a version since they were last found written and committed (bit `i`: `slots[i]`;
+    /// every slot at first): a superset of those with versions the journal has not written or not committed, and
+    /// the only ones ``hasUnjournaledChanges`` and the journal's updates look at (``slotsWithChanges``).
+    /// NB: a command changes one view model; looking at every slot's channel missed the cache on the others' at
+    /// each look (~5 last-level misses a command with 1,000 sessions: docs/performance.md, issue 26's thirteenth
+    /// stop).
+    @usableFromInline var changedSlots = UInt64.max
     private var durableWaiters = DurableWaiters()
     /// Open event streams of this session, each counted once (a multiplexed stream too) until it closes.
     public var openStreams: Int { streamCount.value }
@@ -116,18 +123,23 @@ public final class Session {
         self.journal = journal
         // NB: unowned, not weak: a weak reference gives the session a side table, which every retain of it
         // then goes through. The session takes both callbacks back when it goes (deinit).
-        for slot in slots {
-            slot.holdsVersions = { [unowned self] in
-                guard let journal = self.journal else { return false }
-                journal.sessionChanged(self)
-                return journal.holdsVersions
-            }
+        for (index, slot) in slots.enumerated() {
+            let bit: UInt64 = index < UInt64.bitWidth ? 1 << UInt64(index) : 0
+            slot.holdsVersions = { [unowned self] in self.slotPublishes(bit) }
         }
         idempotencyKeys.onAnswer = { [unowned self] key, fingerprint, answer in
             guard let journal = self.journal else { return }
             self.unjournaledAnswers.append((key, fingerprint, answer))
             journal.sessionChanged(self)
         }
+    }
+
+    /// A slot (`bit`) publishes a version: answers whether it waits for the journal, which learns of the change.
+    private func slotPublishes(_ bit: UInt64) -> Bool {
+        changedSlots |= bit
+        guard let journal else { return false }
+        journal.sessionChanged(self)
+        return journal.holdsVersions
     }
 
     isolated deinit {
@@ -141,12 +153,30 @@ public final class Session {
     }
 
     /// Whether anything of the session is not yet in the journal.
+    /// NB: also drops from ``changedSlots`` each slot it finds written and committed (the set only tells where to
+    /// look, so keeping it small is all this changes).
     public var hasUnjournaledChanges: Bool {
         if isBeingJournaled || isQueuedForJournal || !unjournaledAnswers.isEmpty { return true }
-        // NB: a loop, not `contains(where:)`: a closure here would check its executor on every call.
-        for slot in slots where slot.channel.latestVersion != slot.channel.version { return true }
+        guard slots.count <= UInt64.bitWidth else {
+            // NB: a loop, not `contains(where:)`: a closure here would check its executor on every call.
+            for slot in slots where slot.channel.latestVersion != slot.channel.version { return true }
+            return false
+        }
+        var bits = changedSlots & SlotSelection.mask(ofAll: slots.count)
+        while bits != 0 {
+            let index = bits.trailingZeroBitCount
+            bits &= bits &- 1
+            let slot = slots[index]
+            let latest = slot.channel.latestVersion
+            if latest != slot.channel.version { return true }
+            if slot.journaledVersion >= latest { changedSlots &= ~(1 << UInt64(index)) }
+        }
         return false
     }
+
+    /// The slots that may have versions the journal has not written or not committed (``changedSlots``), in
+    /// order; every other slot has none.
+    @inlinable public var slotsWithChanges: SlotSelection { SlotSelection(slots, mask: changedSlots) }
 
     /// Returns once everything changed so far is in the journal (or the journal gave up on it): what a
     /// response shows must survive a crash.
