@@ -45,7 +45,7 @@ public final class Session {
     /// every slot at first): a superset of those with versions the journal has not written or not committed, and
     /// the only ones ``hasUnjournaledChanges`` and the journal's updates look at (``slotsWithChanges``).
     /// NB: a command changes one view model; looking at every slot's channel missed the cache on the others' at
-    /// each look (~5 last-level misses a command with 1,000 sessions: docs/performance.md, issue 26's thirteenth
+    /// each look (~10 last-level misses a command with 1,000 sessions: docs/performance.md, issue 26's thirteenth
     /// stop).
     @usableFromInline var changedSlots = UInt64.max
     private var durableWaiters = DurableWaiters()
