@@ -734,7 +734,7 @@ enum EmbeddedResources {
           "search"
         ],
         "summary": "Search",
-        "description": "Starts page 1 of a search (after setting `text` when given); a search already in flight is cancelled first (latest wins). `409` unless `canSearch`.",
+        "description": "Starts page 1 of a search (after setting `text` when given); a search already in flight is cancelled first (latest wins), and a pending automatic search (the debounce of `search/text` with `autoSearch`) is dropped: this search replaces it. `409` unless `canSearch`.",
         "parameters": [
           {
             "$ref": "#/components/parameters/Prefer"
