@@ -319,9 +319,10 @@ public final class RedisJournal: SessionJournal {
         // NB: loops over the session's candidate slots (a few), each time with ``carries(_:full:)``, rather than an
         // array of the slots to write (an allocation per write); and loops, not `filter`: a closure here checks its
         // executor on every call. `journaledVersion` (the version last sent) changes only after the last loop.
+        let candidates = Self.candidates(of: session, full: full)
         var changed = 0
         var carried: ViewModelSlot?
-        for slot in Self.candidates(of: session, full: full) where Self.carries(slot, full: full) {
+        for slot in candidates where Self.carries(slot, full: full) {
             changed += 1
             carried = slot
         }
@@ -347,7 +348,7 @@ public final class RedisJournal: SessionJournal {
         } else {
             batch.keys.append(encoded: writeKeys(of: session), count: 3)
         }
-        for slot in Self.candidates(of: session, full: full) where Self.carries(slot, full: full) {
+        for slot in candidates where Self.carries(slot, full: full) {
             batch.keys.append(encoded: viewModelKeys(of: slot, in: session), count: 2)
         }
         if full {
@@ -359,7 +360,7 @@ public final class RedisJournal: SessionJournal {
         }
         batch.arguments.append(changed)
         batch.arguments.append(answers.count)
-        for slot in Self.candidates(of: session, full: full) where Self.carries(slot, full: full) {
+        for slot in candidates where Self.carries(slot, full: full) {
             appendViewModel(slot, previous: slot.journaledVersion, full: full, to: &batch.arguments)
         }
         for (key, fingerprint, answer) in answers {
@@ -371,7 +372,7 @@ public final class RedisJournal: SessionJournal {
         session.isBeingJournaled = true
         // NB: what the write carries, kept on the slots (one write per session is in flight): its reply commits
         // each slot through its `journaledVersion`.
-        for slot in Self.candidates(of: session, full: full) where Self.carries(slot, full: full) {
+        for slot in candidates where Self.carries(slot, full: full) {
             slot.journaledVersion = slot.channel.latestVersion
         }
         batch.add(JournalWriteBatch.Member(session: session, mode: mode))

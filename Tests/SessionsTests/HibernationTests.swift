@@ -13,9 +13,11 @@ final class ScriptedJournal: SessionJournal {
     var sends = true
     var loads: [String] = []
     var records: [String: SessionRecord] = [:]
+    /// How many changes sessions reported.
+    var changes = 0
     var hibernations: [(session: Session, idle: Duration, answer: @LoopActor (HibernationOutcome) -> Void)] = []
 
-    func sessionChanged(_ session: Session) {}
+    func sessionChanged(_ session: Session) { changes += 1 }
     func sessionCreated(_ session: Session) {}
     func sessionRemoved(_ session: Session) {}
 

@@ -4,18 +4,6 @@ import ViewModels
 
 @testable import Sessions
 
-/// A journal that holds every version and counts the changes it is told of; the test writes and commits by hand.
-@LoopActor
-private final class HoldingJournal: SessionJournal {
-    let holdsVersions = true
-    var changes = 0
-
-    func sessionChanged(_ session: Session) { changes += 1 }
-    func sessionCreated(_ session: Session) {}
-    func sessionRemoved(_ session: Session) {}
-    func load(_ id: String) async -> JournalLoad { .notFound }
-}
-
 /// Which of a session's view models its journal looks at (``Session/slotsWithChanges``,
 /// ``Session/hasUnjournaledChanges``): those that published since they were last found written and committed.
 @Suite("Session: changed slots")
@@ -44,7 +32,8 @@ struct SessionChangedSlotsTests {
 
     @Test func onlyTheViewModelsThatPublishedSinceTheirLastWriteAreLookedAt() throws {
         let session = makeSession()
-        let journal = HoldingJournal()
+        let journal = ScriptedJournal()
+        journal.holdsVersions = true
         session.attach(journal)
         let search = try #require(session.slot("search")?.model as? SearchViewModel)
 
