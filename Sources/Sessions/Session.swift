@@ -7,7 +7,7 @@ import ViewModels
 ///
 /// The session never knows about HTTP routes; routes reach its view models through ``slot(_:)``.
 @LoopActor
-public final class Session {
+public final class Session: VersionHolder {
     /// The session id (the capability to use it).
     public let id: String
     /// What names the session where its id must not appear (Redis keys, logs): ``SessionID/digest(_:)``.
@@ -122,10 +122,10 @@ public final class Session {
     func attach(_ journal: any SessionJournal) {
         self.journal = journal
         // NB: unowned, not weak: a weak reference gives the session a side table, which every retain of it
-        // then goes through. The session takes both callbacks back when it goes (deinit).
+        // then goes through. The session takes both back when it goes (deinit).
         for (index, slot) in slots.enumerated() {
-            let bit: UInt64 = index < UInt64.bitWidth ? 1 << UInt64(index) : 0
-            slot.holdsVersions = { [unowned self] in self.slotPublishes(bit) }
+            slot.holderBit = index < UInt64.bitWidth ? 1 << UInt64(index) : 0
+            slot.versionHolder = self
         }
         idempotencyKeys.onAnswer = { [unowned self] key, fingerprint, answer in
             guard let journal = self.journal else { return }
@@ -135,7 +135,7 @@ public final class Session {
     }
 
     /// A slot (`bit`) publishes a version: answers whether it waits for the journal, which learns of the change.
-    private func slotPublishes(_ bit: UInt64) -> Bool {
+    func slotPublishes(_ bit: UInt64) -> Bool {
         changedSlots |= bit
         guard let journal else { return false }
         journal.sessionChanged(self)
@@ -143,7 +143,7 @@ public final class Session {
     }
 
     isolated deinit {
-        for slot in slots { slot.holdsVersions = nil }
+        for slot in slots { slot.versionHolder = nil }
         idempotencyKeys.onAnswer = nil
     }
 

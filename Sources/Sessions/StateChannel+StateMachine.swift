@@ -5,7 +5,7 @@ extension StateChannel {
     /// ring of recent patches: every decision of ``StateChannel`` about versions, as a value with no I/O.
     ///
     /// The channel diffs and serialises, and tells its subscribers; this machine says what becomes visible
-    /// and when. A change is published held (``publish(renderer:patch:holding:)`` with state bytes) or shown
+    /// and when. A change is published held (``publish(renderer:patch:holding:)`` with `holding`) or shown
     /// at once; a shown change, and ``commit(through:)``, answer ``Action/showVisibleVersions``: the channel
     /// then calls ``nextVisible()`` until it answers nil, telling subscribers of each version in order (a
     /// subscriber may read the channel's state at each, so each is current when it is told).
@@ -24,8 +24,6 @@ extension StateChannel {
             var version: Int
             /// The RFC 6902 patch from the version before, serialised.
             var patch: [UInt8]
-            /// Its serialised state when already built (a held version's), else nil.
-            var stateBytes: [UInt8]?
         }
 
         /// The version readers see.
@@ -72,17 +70,16 @@ extension StateChannel {
             if held.isEmpty { render = renderer }
         }
 
-        /// A change to ``nextVersion``, built by `renderer`, with `patch` from the version before. With
-        /// `stateBytes` (its state serialised for the journal) it is held until ``commit(through:)``;
-        /// without, it is shown at once, after every version held before it: call ``nextVisible()``.
-        mutating func publish(renderer: any StateRenderer, patch: [UInt8], holding stateBytes: [UInt8]?) -> Action {
+        /// A change to ``nextVersion``, built by `renderer`, with `patch` from the version before. When `holding`
+        /// (the journal does not have it yet) it is held until ``commit(through:)``; else it is shown at once,
+        /// after every version held before it: call ``nextVisible()``.
+        mutating func publish(renderer: any StateRenderer, patch: [UInt8], holding: Bool) -> Action {
             // NB: readers keep seeing `version` while later ones are held: fix its state before `render` moves on.
-            if stateBytes != nil, pinned == nil { pinned = render }
+            if holding, pinned == nil { pinned = render }
             render = renderer
             latestVersion += 1
-            if let stateBytes {
-                held.append(
-                    HeldVersion(version: latestVersion, renderer: renderer, stateBytes: stateBytes, patch: patch))
+            if holding {
+                held.append(HeldVersion(version: latestVersion, renderer: renderer, patch: patch))
                 return .none
             }
             // NB: versions become visible in order: anything held before this one goes out first.
@@ -107,13 +104,13 @@ extension StateChannel {
                 // become visible.
                 makeVisible(first.version, pinned: first.version == latestVersion ? nil : first.renderer)
                 remember(version: first.version, patch: first.patch)
-                return Visible(version: first.version, patch: first.patch, stateBytes: first.stateBytes)
+                return Visible(version: first.version, patch: first.patch)
             }
             guard let change = shown else { return nil }
             shown = nil
             makeVisible(change.version, pinned: nil)
             remember(version: change.version, patch: change.patch)
-            return Visible(version: change.version, patch: change.patch, stateBytes: nil)
+            return Visible(version: change.version, patch: change.patch)
         }
 
         private mutating func makeVisible(_ newVersion: Int, pinned: (any StateRenderer)?) {

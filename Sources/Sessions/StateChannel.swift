@@ -5,18 +5,28 @@ import JSONPatch
 import ViewModels
 
 /// A version published but held back until the journal has it.
+///
+/// NB: its state is not serialised when it is published, only when asked for (a checkpoint's journal write; a
+/// reader once it is committed, as for any version). Text made at every publish lived until Redis answered,
+/// one buffer per command in flight, each written to fresh memory: ~5 more last-level cache misses a command with
+/// the journal on than off (callgrind, 1,000 sessions; docs/performance.md, issue 26's fourteenth stop).
 public struct HeldVersion {
     /// Its number.
     public var version: Int
     /// Builds its state.
     let renderer: any StateRenderer
-    /// Its state serialised (with `version`): once, for the journal's entry and then for GET once committed.
-    public var stateBytes: [UInt8]
     /// The RFC 6902 patch from the version before, serialised.
     public var patch: [UInt8]
 
     /// Its state, with `version` (built when asked for).
     @LoopActor public var state: JSONValue { StateChannel.versioned(renderer.json(), version: version) }
+
+    /// Its state serialised, with `version` (serialised when asked for).
+    @LoopActor public var stateBytes: [UInt8] {
+        var bytes: [UInt8] = []
+        renderer.serialize(version: version, into: &bytes, keepingText: false)
+        return bytes
+    }
 }
 
 /// How a subscriber wants changes.
@@ -187,11 +197,7 @@ public final class StateChannel {
             }
             patch.append(UInt8(ascii: "]"))
         }
-        var held: [UInt8]?
-        if holdUntilCommitted {
-            held = text(of: renderer, version: nextVersion, keepingText: !observers.isEmpty)
-        }
-        switch machine.publish(renderer: renderer, patch: patch, holding: held) {
+        switch machine.publish(renderer: renderer, patch: patch, holding: holdUntilCommitted) {
         case .none: break
         case .showVisibleVersions: showVisibleVersions()
         }
@@ -215,7 +221,7 @@ public final class StateChannel {
     /// Tells subscribers of each version the machine makes visible, in order, each current as it is told.
     private func showVisibleVersions() {
         while let visible = machine.nextVisible() {
-            cachedStateBytes = visible.stateBytes
+            cachedStateBytes = nil
             readsOfVersion = 0
             cachedSnapshotEvent = nil
             guard !observers.isEmpty else { continue }

@@ -34,8 +34,14 @@ public final class ViewModelSlot {
     /// The view model's ``HostedViewModel/extrasRevision`` when the journal last wrote ``journalExtras`` (nil:
     /// none, or the view model keeps no revision).
     public var journalExtrasRevision: Int?
-    /// Asked before each publish whether the new version waits for the journal (set by the session).
-    var holdsVersions: (@LoopActor () -> Bool)?
+    /// Asked before each publish whether the new version waits for the journal: the session, once attached to
+    /// one, which then learns that this slot (``holderBit``) changed.
+    /// NB: unowned (the session owns its slots and takes this back when it goes), and the session itself, not a
+    /// closure: a closure's context was an allocation of its own, read on every publish (~2 last-level cache
+    /// misses a command at 1,000 sessions; docs/performance.md, issue 26's fourteenth stop).
+    unowned var versionHolder: (any VersionHolder)?
+    /// This slot's bit in its session's changed slots (``Session/slotsWithChanges``).
+    var holderBit: UInt64 = 0
     /// Follows the model's typed state between versions.
     private let tracker: StateTracker
     /// Whether the channel's latest version is the journal's JSON rather than a state `tracker` published.
@@ -151,7 +157,7 @@ public final class ViewModelSlot {
     }
 
     private func publish() {
-        let hold = holdsVersions?() ?? false
+        let hold = versionHolder?.slotPublishes(holderBit) ?? false
         if startsFromJournal {
             startsFromJournal = false
             let (json, renderer) = tracker.restart()
@@ -160,4 +166,11 @@ public final class ViewModelSlot {
             channel.publish(operations, renderer: renderer, holdUntilCommitted: hold)
         }
     }
+}
+
+/// Who a slot asks before each publish whether the new version waits for the journal (its session).
+@LoopActor
+protocol VersionHolder: AnyObject {
+    /// The slot whose bit is `bit` publishes a version: whether the version waits for the journal.
+    func slotPublishes(_ bit: UInt64) -> Bool
 }

@@ -10,6 +10,13 @@ import ViewModels
 @Suite("View model slots")
 @LoopActor
 struct ViewModelSlotTests {
+    /// Holds every version a slot publishes (a session whose journal has not written them). NB: a slot holds
+    /// its holder unowned: the suite keeps it for the test.
+    final class HoldingEverything: VersionHolder {
+        func slotPublishes(_ bit: UInt64) -> Bool { true }
+    }
+
+    let holdingEverything = HoldingEverything()
     let upstream = UnusedUpstream()
 
     func searchSlot() -> (ViewModelSlot, SearchViewModel) {
@@ -34,7 +41,7 @@ struct ViewModelSlotTests {
     /// A held version must not show through the committed one: the committed state keeps its own content.
     @Test func aHeldVersionStaysInvisibleUntilCommitted() throws {
         let (slot, model) = searchSlot()
-        slot.holdsVersions = { true }
+        slot.versionHolder = holdingEverything
         let before = slot.channel.stateBytes
         model.setText("kittens")
         #expect(slot.channel.version == 1)
@@ -60,7 +67,7 @@ struct ViewModelSlotTests {
         let (slot, model) = searchSlot()
         let sink = FakeEventSink()
         slot.channel.subscribe(sink, format: .patches, lastEventID: nil)
-        slot.holdsVersions = { true }
+        slot.versionHolder = holdingEverything
         for text in ["kit", "kitten", "kittens"] { model.setText(text) }
         for held in slot.channel.heldVersions {
             #expect(try JSONParser.parse(held.stateBytes) == held.state)
