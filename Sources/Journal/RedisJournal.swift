@@ -808,7 +808,7 @@ public final class RedisJournal: SessionJournal {
         if action == .commit, let carried {
             // NB: the others have nothing held through their `journaledVersion`; a walk over every slot retained
             // each slot and channel (~300 instructions a command).
-            carried.channel.commit(through: carried.journaledVersion)
+            carried.commitJournaledVersions()
         } else {
             act(on: action, for: session)
         }
@@ -825,7 +825,7 @@ public final class RedisJournal: SessionJournal {
         case .commit:
             // Each view model through the version the write carried (a view model it did not carry has no held
             // version up to its `journaledVersion`: nothing to commit).
-            for slot in session.slots { slot.channel.commit(through: slot.journaledVersion) }
+            for slot in session.slots { slot.commitJournaledVersions() }
         case .handOver:
             store.handOver(session.id)
         case .writeInFull:

@@ -147,6 +147,14 @@ public final class ViewModelSlot {
         if abandoning { channel.abandon() } else { channel.close() }
     }
 
+    /// Makes the versions held through ``journaledVersion`` visible: the journal has them.
+    /// NB: the channel reached from here, not by the journal: a caller's `slot.channel.commit(…)` retained the
+    /// channel, and a channel has a side table (its streams hold it weakly), so each such retain went through
+    /// it (a cache miss of its own, once a command; docs/performance.md, issue 26's fourteenth stop).
+    public func commitJournaledVersions() {
+        channel.commit(through: journaledVersion)
+    }
+
     private func changed() {
         guard !isClosed else { return }
         if commandDepth > 0 {
