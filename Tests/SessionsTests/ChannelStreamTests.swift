@@ -1,9 +1,23 @@
 import EventLoop
 import EventStreams
 import JSON
+import JSONPatch
 import Sessions
 import Testing
 import VMHostTesting
+import ViewModels
+
+/// A renderer of `{"count": N}` that counts how often it serialises the state.
+final class CountingRenderer: StateRenderer {
+    let count: Int
+    private(set) var serialisations = 0
+    init(count: Int) { self.count = count }
+    func json() -> JSONValue { ["count": .int(count)] }
+    func serialize(version: Int, into buffer: inout [UInt8], keepingText: Bool) {
+        serialisations += 1
+        buffer.append(contentsOf: Array(#"{"version":\#(version),"count":\#(count)}"#.utf8))
+    }
+}
 
 /// The single-channel stream in memory: a state channel writing to a fake sink, no socket.
 @Suite("State channel streams in memory")
@@ -185,6 +199,24 @@ struct ChannelStreamTests {
         let attempts = sink.writeAttempts
         channel.publish(["count": 1])
         #expect(sink.writeAttempts == attempts)
+    }
+
+    /// A held version's state is serialised when it is read (a checkpoint's write; the command's answer once
+    /// committed), not when it is published: its text would stay in memory until the journal answered.
+    @Test func aHeldVersionIsSerialisedOnlyWhenRead() throws {
+        let channel = counter()
+        let two = CountingRenderer(count: 2)
+        channel.publish(
+            [.replace(path: JSONPointer(tokens: ["count"]), value: .int(2))], renderer: two, holdUntilCommitted: true)
+        #expect(two.serialisations == 0)
+        #expect(channel.stateBytes == Array(#"{"version":1,"count":0}"#.utf8), "readers see the committed state")
+        let held = try #require(channel.heldVersions.last)
+        #expect(held.stateBytes == Array(#"{"version":2,"count":2}"#.utf8))
+        #expect(two.serialisations == 1)
+        channel.commit(through: 2)
+        #expect(two.serialisations == 1, "committing serialises nothing")
+        #expect(channel.stateBytes == Array(#"{"version":2,"count":2}"#.utf8))
+        #expect(two.serialisations == 2)
     }
 
     @Test func heldVersionsReachNoReaderUntilCommittedThenInOrder() throws {
