@@ -124,7 +124,7 @@ public final class Session: VersionHolder {
         // NB: unowned, not weak: a weak reference gives the session a side table, which every retain of it
         // then goes through. The session takes both back when it goes (deinit).
         for (index, slot) in slots.enumerated() {
-            slot.holderBit = index < UInt64.bitWidth ? 1 << UInt64(index) : 0
+            slot.holderBit = SlotSelection.bit(of: index)
             slot.versionHolder = self
         }
         idempotencyKeys.onAnswer = { [unowned self] key, fingerprint, answer in
@@ -169,7 +169,7 @@ public final class Session: VersionHolder {
             let slot = slots[index]
             let latest = slot.channel.latestVersion
             if latest != slot.channel.version { return true }
-            if slot.journaledVersion >= latest { changedSlots &= ~(1 << UInt64(index)) }
+            if slot.journaledVersion >= latest { changedSlots &= ~SlotSelection.bit(of: index) }
         }
         return false
     }

@@ -24,6 +24,11 @@ public struct SlotSelection: Sequence {
         count >= UInt64.bitWidth ? .max : (1 << UInt64(count)) &- 1
     }
 
+    /// The bit of the slot at `index` (none past a mask's width: those are always selected).
+    @inlinable static func bit(of index: Int) -> UInt64 {
+        index < UInt64.bitWidth ? 1 << UInt64(index) : 0
+    }
+
     @inlinable public func makeIterator() -> Iterator {
         Iterator(slots: slots, mask: mask)
     }
