@@ -8,6 +8,12 @@ struct JournalLogPolicy: Sendable, Equatable {
     var checkpointPatches = 64
     /// …or more bytes than this (the patches since the checkpoint and the current extras).
     var checkpointBytes = 8192
+    /// A list is cut back to what it keeps (`LTRIM`) once it holds about this many bytes of patches more than
+    /// that, or a quarter more entries (``listLimit(keep:)``), whichever comes first.
+    /// NB: a cut costs Redis about the same whatever it removes (~7 µs: it moves what stays in the list's first
+    /// node), so cutting by more at a time costs less a command; the bytes bound keeps large patches (a loaded
+    /// page) from lingering past the ring (docs/performance.md, issue 26's fifteenth stop).
+    var listSlackBytes = 1024
 
     /// Whether the write of a view model needs a checkpoint, and if not, the mark to keep.
     /// - Parameters:
@@ -27,6 +33,15 @@ struct JournalLogPolicy: Sendable, Equatable {
         // NB: the extras replace the previous ones: only the current ones count.
         guard mark.patches <= checkpointPatches, mark.bytes + extrasBytes <= checkpointBytes else { return nil }
         return mark
+    }
+
+    /// The most entries a list that keeps `keep` may hold before a cut: a quarter more.
+    func listLimit(keep: Int) -> Int { keep + keep / 4 }
+
+    /// Whether a write that leaves a list with `length` entries, `excessBytes` bytes of patches more than the
+    /// `keep` newest, cuts it back to those: past ``listLimit(keep:)``, or past ``listSlackBytes``.
+    func trimsList(length: Int, keep: Int, excessBytes: Int) -> Bool {
+        length > listLimit(keep: keep) || (length > keep && excessBytes > listSlackBytes)
     }
 }
 

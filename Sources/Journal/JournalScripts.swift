@@ -56,13 +56,14 @@ enum JournalScript: CaseIterable {
     /// subject digest (empty for none) and its epoch, view model count, answer count, then per view model: name,
     /// checkpoint (empty for none), the delta key's value (the extras; empty with a checkpoint, which holds
     /// them: the key is deleted), the entries its replay list keeps (the replay ring's and every one after the
-    /// checkpoint), patch count, patches…; then per answer: key, answer.
+    /// checkpoint), the length past which the list is cut back to those, patch count, patches…; then per answer:
+    /// key, answer.
     /// Returns one integer per session, in order: 1 written, 0 owned by another process (nothing of it
     /// written), -1 missing (an `update` of a session Redis no longer has: write it in full).
     ///
     /// Each session is fenced on its own: one owned elsewhere leaves the others of the call written.
-    /// Once a list holds a sixteenth more than it keeps, a `LTRIM` cuts it back (a reader takes only the ring's
-    /// bounds of it). Expiry is set when a key is created (a `full` write, a new list, all extras) and refreshed
+    /// Once a list holds more than that length (``JournalLogPolicy/trimsList(length:keep:excessBytes:)``), a
+    /// `LTRIM` cuts it back (a reader takes only the ring's bounds of it). Expiry is set when a key is created (a `full` write, a new list, all extras) and refreshed
     /// by ``touch`` for sessions in use; `HSET` and `RPUSH` keep a key's expiry.
     /// NB: one call for many sessions rather than one each: per session, the call's own cost (the script's
     /// lookup and Lua setup in Redis; a command, its callback and its reply in vmhost) was more than the writes.
@@ -105,7 +106,8 @@ enum JournalScript: CaseIterable {
           i = i + 3
           for v = 1, models do
             local keep = tonumber(ARGV[i + 3])
-            local patches = tonumber(ARGV[i + 4])
+            local limit = tonumber(ARGV[i + 4])
+            local patches = tonumber(ARGV[i + 5])
             if write then
               local ring = KEYS[lists + 2 * v - 1]
               if ARGV[i + 1] ~= '' then redis.call('HSET', hash, 'vm:' .. ARGV[i], ARGV[i + 1]) end
@@ -116,12 +118,12 @@ enum JournalScript: CaseIterable {
               end
               if mode ~= 'update' or keep == 0 then redis.call('DEL', ring) end
               if patches > 0 then
-                local length = redis.call('RPUSH', ring, unpack(ARGV, i + 5, i + 4 + patches))
-                if length > keep + math.floor(keep / 16) then redis.call('LTRIM', ring, -keep, -1) end
+                local length = redis.call('RPUSH', ring, unpack(ARGV, i + 6, i + 5 + patches))
+                if length > limit then redis.call('LTRIM', ring, -keep, -1) end
                 if length == patches then redis.call('PEXPIRE', ring, ttl) end
               end
             end
-            i = i + 5 + patches
+            i = i + 6 + patches
           end
           if write and answers > 0 then
             local order = KEYS[k + 2]

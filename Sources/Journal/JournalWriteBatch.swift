@@ -41,6 +41,8 @@ struct JournalWriteBatch: ~Copyable {
         let makesList: Bool
         /// The entries a `LTRIM` after the push cut the list back to (0: none sent).
         let trimmedTo: Int
+        /// The bytes of the patches in the list once written (``ViewModelSlot/journalListBytes``).
+        let listBytes: Int
         /// Whether it set the delta key to the view model's extras (they changed).
         let setsExtras: Bool
         /// The transaction's commands it sent: `RPUSHX` (or `RPUSH`, `PEXPIRE` and `HGET`), then `LTRIM` and the
@@ -53,11 +55,14 @@ struct JournalWriteBatch: ~Copyable {
         var isStandalone: Bool { commands == 1 }
 
         /// An ordinary update of `slot`.
-        init(session: Session, slot: ViewModelSlot, makesList: Bool, trimmedTo: Int, setsExtras: Bool) {
+        init(
+            session: Session, slot: ViewModelSlot, makesList: Bool, trimmedTo: Int, listBytes: Int, setsExtras: Bool
+        ) {
             self.session = session
             self.slot = slot
             self.makesList = makesList
             self.trimmedTo = trimmedTo
+            self.listBytes = listBytes
             self.setsExtras = setsExtras
         }
 
@@ -67,6 +72,7 @@ struct JournalWriteBatch: ~Copyable {
             slot = nil
             makesList = false
             trimmedTo = 0
+            listBytes = 0
             setsExtras = false
         }
     }

@@ -417,8 +417,9 @@ public final class RedisJournal: SessionJournal {
 
     /// The fast path: an ordinary update of one view model (new patches, no checkpoint due, no idempotency
     /// answers) as plain commands in the batch's transaction: `RPUSHX list …` (and `LTRIM` once the list holds a
-    /// sixteenth more than it keeps), and, only when the view model's extras changed since they were last written,
-    /// `SET delta e… PX ttl`. Most commands change the state alone: one `RPUSHX`.
+    /// quarter more than it keeps, or ~1 KB of patches more: ``JournalLogPolicy/trimsList(length:keep:excessBytes:)``),
+    /// and, only when the view model's extras changed since they were last written, `SET delta e… PX ttl`. Most
+    /// commands change the state alone: one `RPUSHX`.
     /// No script: the keys are named by the session's epoch, so a process that lost the session writes nothing
     /// (`RPUSHX` pushes only onto a list that exists; the takeover renamed it; a `SET` behind a push that pushed
     /// nothing lands under the old epoch's name, which nobody reads, and expires) and learns it from the reply; it
@@ -453,10 +454,13 @@ public final class RedisJournal: SessionJournal {
         let keys = JournalKeys.splitFirst(viewModelKeys(of: slot, in: session))
         let makesList = slot.journalListLength == 0
         let length = slot.journalListLength + plan.newlyHeld
-        let trimmedTo = length > plan.keep + plan.keep / 16 ? plan.keep : 0
+        let listBytes = slot.journalListBytes + plan.newBytes
+        let trims = logPolicy.trimsList(length: length, keep: plan.keep, excessBytes: listBytes - plan.keepBytes)
+        let trimmedTo = trims ? plan.keep : 0
         let setsExtras = !extrasKnown && !extrasWriter.hasText(slot.journalExtras)
         let member = JournalWriteBatch.FastMember(
-            session: session, slot: slot, makesList: makesList, trimmedTo: trimmedTo, setsExtras: setsExtras)
+            session: session, slot: slot, makesList: makesList, trimmedTo: trimmedTo,
+            listBytes: trims ? plan.keepBytes : listBytes, setsExtras: setsExtras)
         // NB: a push alone (typing) is one step by itself: sent ahead of the transaction, not queued in it.
         batch.transaction.append(argumentCount: 2 + plan.newlyHeld, standalone: member.isStandalone) { command in
             command.append(encoded: makesList ? Self.encodedPush : Self.encodedPushToExisting, count: 1)
@@ -541,6 +545,7 @@ public final class RedisJournal: SessionJournal {
                 slot.journalMark = JournalMark(version: version)
                 slot.journalExtras = extras
                 slot.journalListLength = 0
+                slot.journalListBytes = 0
                 slot.journaledVersion = version
             }
         }
@@ -649,6 +654,7 @@ public final class RedisJournal: SessionJournal {
                 && (!member.makesList || replies[first + 2].bytes == ownerBytes)
             if written {
                 slot.journalListLength = member.trimmedTo > 0 ? member.trimmedTo : Int(pushedTo)
+                slot.journalListBytes = member.listBytes
                 statistics.writes += 1
                 finishWrite(member.session, mode: .update, outcome: .written, carried: slot)
             } else {
@@ -656,6 +662,7 @@ public final class RedisJournal: SessionJournal {
                 // went to a key nobody reads (an old epoch's), which expires. The full write next rewrites them or
                 // finds the other owner.
                 slot.journalListLength = 0
+                slot.journalListBytes = 0
                 finishWrite(member.session, mode: .update, outcome: .missing)
             }
         }
@@ -668,9 +675,13 @@ public final class RedisJournal: SessionJournal {
         var mark: JournalMark?
         /// The versions held since the last write (all of them when `full`).
         var newlyHeld: Int
+        /// Their patches' bytes.
+        var newBytes: Int
         /// The entries the list keeps: the replay ring as the channel will hold it once these versions are
         /// committed (the newest patches within its count and byte bounds), and every patch since the checkpoint.
         var keep: Int
+        /// About their patches' bytes (at most a few patches more: the committed ring is counted whole).
+        var keepBytes: Int
     }
 
     /// Decides one view model's write. A checkpoint (its state and extras, compressed) is written by a full
@@ -707,22 +718,31 @@ public final class RedisJournal: SessionJournal {
             while index >= 0, ring.add(committed[index].patch.count) { index -= 1 }
         }
         let sinceCheckpoint = latest - (counted?.version ?? latest)
-        return ViewModelPlan(mark: counted, newlyHeld: newlyHeld, keep: max(ring.count, sinceCheckpoint))
+        // NB: the mark counts the bytes of the patches since the checkpoint.
+        let keepsRing = ring.count >= sinceCheckpoint
+        return ViewModelPlan(
+            mark: counted, newlyHeld: newlyHeld, newBytes: newBytes, keep: keepsRing ? ring.count : sinceCheckpoint,
+            keepBytes: keepsRing ? ring.bytes : counted?.bytes ?? 0)
     }
 
-    /// Appends the entries of `slot`'s versions after `previous` but the first `skip`.
+    /// Appends the entries of `slot`'s versions after `previous` but the first `skip`; returns their patches'
+    /// bytes.
+    @discardableResult
     private func appendNewEntries(
         of slot: ViewModelSlot, after previous: Int, skipping skip: Int, to command: inout RedisArguments
-    ) {
+    ) -> Int {
         var skip = skip
+        var bytes = 0
         for entry in slot.channel.heldVersions where entry.version > previous {
             if skip > 0 {
                 skip -= 1
                 continue
             }
+            bytes += entry.patch.count
             JournalRecordCoding.appendReplayEntry(
                 version: entry.version, patch: entry.patch, compressor: compressor, to: &command)
         }
+        return bytes
     }
 
     /// Appends one view model's part of a script write: name, checkpoint (with the extras) or the extras for the
@@ -751,23 +771,38 @@ public final class RedisJournal: SessionJournal {
         // The script sets the delta key to the extras, or deletes it (a checkpoint holds them).
         slot.journalExtras = extras
         let keep = plan.keep
-        command.append(keep)
         // NB: only the patches the list keeps are sent.
         let replayed = full ? channel.replayedPatches : []
         let newSent = min(plan.newlyHeld, keep)
         let oldSent = min(replayed.count, keep - newSent)
+        // The length past which the script cuts the list back to `keep`: as the fast path decides (the list's
+        // length and bytes known here are bounds), and at once when its length is not known. NB: a full write
+        // replaces the list with what it sends (at most `keep`).
+        var limit = keep
+        if !full, keep > 0, newSent > 0 {
+            let length = slot.journalListLength + newSent
+            let bytes = slot.journalListBytes + plan.newBytes
+            let trims =
+                slot.journalListLength == 0
+                || logPolicy.trimsList(length: length, keep: keep, excessBytes: bytes - plan.keepBytes)
+            if !trims { limit = logPolicy.listLimit(keep: keep) }
+            slot.journalListLength = trims ? keep : length
+            slot.journalListBytes = trims ? plan.keepBytes : bytes
+        }
+        command.append(keep)
+        command.append(limit)
         command.append(oldSent + newSent)
+        var sentBytes = 0
         for (version, patch) in replayed.suffix(oldSent) {
+            sentBytes += patch.count
             JournalRecordCoding.appendReplayEntry(version: version, patch: patch, compressor: compressor, to: &command)
         }
-        appendNewEntries(
+        sentBytes += appendNewEntries(
             of: slot, after: full ? Int.min : previous, skipping: plan.newlyHeld - newSent, to: &command)
-        // What the list holds once written: exactly what a full write sent; at most a sixteenth more than it
-        // keeps after an update (the script trims past that), or nothing when it keeps none.
+        // What the list holds once written: exactly what a full write sent, or nothing when it keeps none.
         if full || keep == 0 {
             slot.journalListLength = full ? oldSent + newSent : 0
-        } else if oldSent + newSent > 0 {
-            slot.journalListLength = keep + keep / 16
+            slot.journalListBytes = full ? sentBytes : 0
         }
     }
 

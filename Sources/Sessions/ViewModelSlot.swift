@@ -26,6 +26,9 @@ public final class ViewModelSlot {
     /// The length of this view model's replay list in Redis as the journal last learnt it, or a bound on it
     /// (0: not known to exist under the session's epoch; kept by the journal).
     public var journalListLength = 0
+    /// The bytes of the patches in that list as the journal last learnt them, or about them (0 with an unknown
+    /// list; kept by the journal: a list is cut back once it holds enough more than it keeps).
+    public var journalListBytes = 0
     /// The journal's checkpoint of this view model (nil: none known to this process, so its next write is one).
     public var journalMark: JournalMark?
     /// The text of this view model's extras (``HostedViewModel/writeExtras(to:)``) as the journal last wrote

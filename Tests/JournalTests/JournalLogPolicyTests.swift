@@ -4,7 +4,8 @@ import Testing
 @testable import Journal
 
 /// The journal's decisions as values, without Redis: how many patches a view model's list keeps (its replay
-/// ring, bounded in count and bytes like the process's) and when a write is a checkpoint.
+/// ring, bounded in count and bytes like the process's), when a write cuts the list back to it, and when a write is
+/// a checkpoint.
 @Suite("Journal: log policy")
 struct JournalLogPolicyTests {
     /// Feeds `sizes` (newest first) and returns the count kept.
@@ -62,5 +63,16 @@ struct JournalLogPolicyTests {
         #expect(
             policy.markAfterWrite(counted, previous: 12, latest: 13, newPatches: 1, newBytes: 600, extrasBytes: 100)?
                 .bytes == 900, "the extras are not accumulated: they replace the previous ones")
+    }
+
+    @Test func aListIsCutBackPastAQuarterMoreEntriesOrPastItsByteSlack() {
+        let policy = JournalLogPolicy()
+        #expect(policy.listSlackBytes == 1024 && policy.listLimit(keep: 64) == 80 && policy.listLimit(keep: 3) == 3)
+        #expect(!policy.trimsList(length: 64, keep: 64, excessBytes: 5000), "nothing more than it keeps")
+        #expect(!policy.trimsList(length: 80, keep: 64, excessBytes: 1024), "a quarter more, within the bytes")
+        #expect(policy.trimsList(length: 81, keep: 64, excessBytes: 0), "past a quarter more")
+        #expect(policy.trimsList(length: 66, keep: 64, excessBytes: 1025), "past the bytes: a loaded page's patches")
+        #expect(policy.trimsList(length: 4, keep: 3, excessBytes: 10), "a ring of three large patches: no slack")
+        #expect(!JournalLogPolicy(listSlackBytes: 4096).trimsList(length: 66, keep: 64, excessBytes: 1025))
     }
 }

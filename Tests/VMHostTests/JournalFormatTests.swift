@@ -32,8 +32,9 @@ struct JournalFormatTests {
             #expect(entry.first == JournalRecordCoding.checkpointTag, "a compressed checkpoint")
             let journaled = try #require(try redis.journaled(id, "search"))
             #expect(journaled.version == version)
-            // The list: the 64 patches of the ring, and at most a sixteenth more before the script trims it.
-            #expect(journaled.replay.count >= 64 && journaled.replay.count <= 68, "\(journaled.replay.count)")
+            // The list: the 64 patches of the ring, and at most a quarter more (or ~1 KB of patches more) before a
+            // write cuts it back (`JournalLogPolicy`).
+            #expect(journaled.replay.count >= 64 && journaled.replay.count <= 80, "\(journaled.replay.count)")
             #expect(journaled.replay.last?.version == version)
 
             let taken = try await second.client.get("/v1/sessions/\(id)")
@@ -269,6 +270,33 @@ struct JournalFormatTests {
             try await Self.expectResumedAndContinued(on: second, redis, id, from: version)
             #expect(try redis.journaledSnapshot(id, "search")?["state"]?["searchText"] == "after 2")
             #expect(try redis.bytes(["HGET", keys.hash, "vm:search"])?.first == JournalRecordCoding.checkpointTag)
+        }
+    }
+
+    /// A list holds little more than it keeps: after a loaded page (large patches) and 70 commands, at most a
+    /// quarter more entries than the ring's 64, and the patches older than those ~1 KB at most
+    /// (`JournalLogPolicy.listSlackBytes`, and one patch more: the journal counts the bytes it keeps from the
+    /// committed ring whole). Fails if a large patch lingers in the list past the ring.
+    @Test func aListHoldsLittleMoreThanItsRing() async throws {
+        let redis = try RedisServerProcess()
+        try await redis.start()
+        defer { redis.stop() }
+        try await withApp({ $0.redisURL = redis.url() }) { app in
+            #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
+            let id = try await app.createSession()
+            try await JournalTakeoverTests.loadState(app, id)
+            try await Self.type(app, id, count: 70, prefix: "typed")
+            let version = try #require(try await app.client.get("/v1/sessions/\(id)/search").json?["version"])
+            #expect(await eventually { (try? redis.journaled(id, "search"))?.state["version"] == version })
+            let replay = try #require(try redis.journaled(id, "search")).replay
+            #expect(replay.count >= 64 && replay.count <= 80, "\(replay.count) entries")
+            #expect(replay.last?.version == version.intValue)
+            let older = replay.dropLast(64)
+            let olderBytes = older.reduce(0) { $0 + $1.patch.count }
+            let largest = replay.suffix(64).map(\.patch.count).max() ?? 0
+            #expect(
+                olderBytes <= 1024 + largest,
+                "\(older.count) entries past the ring, \(olderBytes) bytes: \(older.map(\.patch.count))")
         }
     }
 
