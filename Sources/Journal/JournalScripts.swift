@@ -63,8 +63,9 @@ enum JournalScript: CaseIterable {
     ///
     /// Each session is fenced on its own: one owned elsewhere leaves the others of the call written.
     /// Once a list holds more than that length (``JournalLogPolicy/trimsList(length:keep:excessBytes:)``), a
-    /// `LTRIM` cuts it back (a reader takes only the ring's bounds of it). Expiry is set when a key is created (a `full` write, a new list, all extras) and refreshed
-    /// by ``touch`` for sessions in use; `HSET` and `RPUSH` keep a key's expiry.
+    /// `LTRIM` cuts it back (a reader takes only the ring's bounds of it). Expiry is set when a key is created (a
+    /// `full` write, a new list, all extras) and refreshed by ``touch`` for sessions in use; `HSET` and `RPUSH`
+    /// keep a key's expiry.
     /// NB: one call for many sessions rather than one each: per session, the call's own cost (the script's
     /// lookup and Lua setup in Redis; a command, its callback and its reply in vmhost) was more than the writes.
     /// The sessions' keys lie in different hash slots: one Redis (as vmhost's one connection), not a Cluster.

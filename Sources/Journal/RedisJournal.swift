@@ -301,6 +301,10 @@ public final class RedisJournal: SessionJournal {
                 if batch.isFull {
                     send(batch)
                     batch = JournalWriteBatch()
+                    // NB: written now, not once the flush ends: hiredis keeps what it has not written in one buffer,
+                    // which grows by copying itself (a flush of many batches copied ~77 KB each time, callgrind;
+                    // docs/performance.md, issue 26's fifteenth stop).
+                    client.writeNow()
                 }
             }
         }
@@ -417,9 +421,9 @@ public final class RedisJournal: SessionJournal {
 
     /// The fast path: an ordinary update of one view model (new patches, no checkpoint due, no idempotency
     /// answers) as plain commands in the batch's transaction: `RPUSHX list …` (and `LTRIM` once the list holds a
-    /// quarter more than it keeps, or ~1 KB of patches more: ``JournalLogPolicy/trimsList(length:keep:excessBytes:)``),
-    /// and, only when the view model's extras changed since they were last written, `SET delta e… PX ttl`. Most
-    /// commands change the state alone: one `RPUSHX`.
+    /// quarter more than it keeps, or ~1 KB of patches more: ``JournalLogPolicy``), and, only when the view
+    /// model's extras changed since they were last written, `SET delta e… PX ttl`. Most commands change the state
+    /// alone: one `RPUSHX`.
     /// No script: the keys are named by the session's epoch, so a process that lost the session writes nothing
     /// (`RPUSHX` pushes only onto a list that exists; the takeover renamed it; a `SET` behind a push that pushed
     /// nothing lands under the old epoch's name, which nobody reads, and expires) and learns it from the reply; it
