@@ -301,10 +301,6 @@ public final class RedisJournal: SessionJournal {
                 if batch.isFull {
                     send(batch)
                     batch = JournalWriteBatch()
-                    // NB: written now, not once the flush ends: hiredis keeps what it has not written in one buffer,
-                    // which grows by copying itself (a flush of many batches copied ~77 KB each time, callgrind;
-                    // docs/performance.md, issue 26's fifteenth stop).
-                    client.writeNow()
                 }
             }
         }
