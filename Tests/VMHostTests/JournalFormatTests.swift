@@ -273,11 +273,11 @@ struct JournalFormatTests {
         }
     }
 
-    /// A list holds little more than it keeps: after a loaded page (large patches) and 70 commands, at most a
-    /// quarter more entries than the ring's 64, and the patches older than those ~1 KB at most
-    /// (`JournalLogPolicy.listSlackBytes`, and one patch more: the journal counts the bytes it keeps from the
-    /// committed ring whole). Fails if a large patch lingers in the list past the ring.
-    @Test func aListHoldsLittleMoreThanItsRing() async throws {
+    /// Runs `body` with a Redis of its own, an application journaling to it, and a session of that application
+    /// with two search pages and two product pages loaded (`JournalTakeoverTests.loadState`).
+    static func withLoadedSession(
+        _ body: (RedisServerProcess, TestApplication, String) async throws -> Void
+    ) async throws {
         let redis = try RedisServerProcess()
         try await redis.start()
         defer { redis.stop() }
@@ -285,6 +285,16 @@ struct JournalFormatTests {
             #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
             let id = try await app.createSession()
             try await JournalTakeoverTests.loadState(app, id)
+            try await body(redis, app, id)
+        }
+    }
+
+    /// A list holds little more than it keeps: after a loaded page (large patches) and 70 commands, at most a
+    /// quarter more entries than the ring's 64, and the patches older than those ~1 KB at most
+    /// (`JournalLogPolicy.listSlackBytes`, and one patch more: the journal counts the bytes it keeps from the
+    /// committed ring whole). Fails if a large patch lingers in the list past the ring.
+    @Test func aListHoldsLittleMoreThanItsRing() async throws {
+        try await Self.withLoadedSession { redis, app, id in
             try await Self.type(app, id, count: 70, prefix: "typed")
             let version = try #require(try await app.client.get("/v1/sessions/\(id)/search").json?["version"])
             #expect(await eventually { (try? redis.journaled(id, "search"))?.state["version"] == version })
@@ -304,13 +314,7 @@ struct JournalFormatTests {
     /// search pages and two product pages loaded, and keeps to it as commands go on (the log is bounded by
     /// checkpoints, the ring by bytes). Fails if the journal regrows.
     @Test func redisHoldsAtMostTheSessionsJSON() async throws {
-        let redis = try RedisServerProcess()
-        try await redis.start()
-        defer { redis.stop() }
-        try await withApp({ $0.redisURL = redis.url() }) { app in
-            #expect(try await eventually { try await app.client.get("/healthz").json?["journal"] == "ok" })
-            let id = try await app.createSession()
-            try await JournalTakeoverTests.loadState(app, id)
+        try await Self.withLoadedSession { redis, app, id in
             for round in 0..<3 {
                 let json = try await app.client.get("/v1/sessions/\(id)").body.count
                 let version = try #require(try await app.client.get("/v1/sessions/\(id)/search").json?["version"])
