@@ -453,14 +453,12 @@ public final class RedisJournal: SessionJournal {
         slot.journalMark = mark
         let keys = JournalKeys.splitFirst(viewModelKeys(of: slot, in: session))
         let makesList = slot.journalListLength == 0
-        let length = slot.journalListLength + plan.newlyHeld
-        let listBytes = slot.journalListBytes + plan.newBytes
-        let trims = logPolicy.trimsList(length: length, keep: plan.keep, excessBytes: listBytes - plan.keepBytes)
-        let trimmedTo = trims ? plan.keep : 0
+        let list = listAfterPush(onto: slot, count: plan.newlyHeld, bytes: plan.newBytes, plan: plan)
+        let trimmedTo = list.cuts ? plan.keep : 0
         let setsExtras = !extrasKnown && !extrasWriter.hasText(slot.journalExtras)
         let member = JournalWriteBatch.FastMember(
-            session: session, slot: slot, makesList: makesList, trimmedTo: trimmedTo,
-            listBytes: trims ? plan.keepBytes : listBytes, setsExtras: setsExtras)
+            session: session, slot: slot, makesList: makesList, trimmedTo: trimmedTo, listBytes: list.bytes,
+            setsExtras: setsExtras)
         // NB: a push alone (typing) is one step by itself: sent ahead of the transaction, not queued in it.
         batch.transaction.append(argumentCount: 2 + plan.newlyHeld, standalone: member.isStandalone) { command in
             command.append(encoded: makesList ? Self.encodedPush : Self.encodedPushToExisting, count: 1)
@@ -725,6 +723,18 @@ public final class RedisJournal: SessionJournal {
             keepBytes: keepsRing ? ring.bytes : counted?.bytes ?? 0)
     }
 
+    /// A push of `count` entries (`bytes` of patches) onto `slot`'s list under `plan`: whether it cuts the list
+    /// back to `plan.keep` (``JournalLogPolicy/trimsList(length:keep:excessBytes:)``), and the list's length and
+    /// patch bytes afterwards (bounds, as the slot's are).
+    private func listAfterPush(
+        onto slot: ViewModelSlot, count: Int, bytes: Int, plan: ViewModelPlan
+    ) -> (cuts: Bool, length: Int, bytes: Int) {
+        let length = slot.journalListLength + count
+        let total = slot.journalListBytes + bytes
+        let cuts = logPolicy.trimsList(length: length, keep: plan.keep, excessBytes: total - plan.keepBytes)
+        return cuts ? (true, plan.keep, plan.keepBytes) : (false, length, total)
+    }
+
     /// Appends the entries of `slot`'s versions after `previous` but the first `skip`; returns their patches'
     /// bytes.
     @discardableResult
@@ -780,14 +790,11 @@ public final class RedisJournal: SessionJournal {
         // replaces the list with what it sends (at most `keep`).
         var limit = keep
         if !full, keep > 0, newSent > 0 {
-            let length = slot.journalListLength + newSent
-            let bytes = slot.journalListBytes + plan.newBytes
-            let trims =
-                slot.journalListLength == 0
-                || logPolicy.trimsList(length: length, keep: keep, excessBytes: bytes - plan.keepBytes)
-            if !trims { limit = logPolicy.listLimit(keep: keep) }
-            slot.journalListLength = trims ? keep : length
-            slot.journalListBytes = trims ? plan.keepBytes : bytes
+            let list = listAfterPush(onto: slot, count: newSent, bytes: plan.newBytes, plan: plan)
+            let cuts = slot.journalListLength == 0 || list.cuts
+            if !cuts { limit = logPolicy.listLimit(keep: keep) }
+            slot.journalListLength = cuts ? keep : list.length
+            slot.journalListBytes = cuts ? plan.keepBytes : list.bytes
         }
         command.append(keep)
         command.append(limit)
