@@ -2,6 +2,7 @@
 
 #include <hiredis/adapters/libevent.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 _Static_assert(sizeof(long long) == 8, "vmhost assumes a 64-bit long long: Swift Int64");
@@ -23,8 +24,26 @@ static void *vmh_create_string(const redisReadTask *task, char *text, size_t len
     return vmh_default_functions->createString(task, text, length);
 }
 
+// An integer reply on its own (not an element of an array) in one object per thread, neither allocated nor freed
+// while it is free: the journal's fast path gets one such reply per command (`RPUSHX`'s length), which hiredis
+// builds, hands to the callback and frees again at once (~150 instructions a command in `calloc` and `free`). A
+// second one while the first is still held (never, as hiredis gives one reply at a time) is hiredis' own.
+static __thread redisReply vmh_integer;
+static __thread int vmh_integer_held;
+
+static void *vmh_create_integer(const redisReadTask *task, long long value) {
+    if (task->parent != NULL || vmh_integer_held) return vmh_default_functions->createInteger(task, value);
+    vmh_integer_held = 1;
+    vmh_integer = (redisReply){.type = REDIS_REPLY_INTEGER, .integer = value};
+    return &vmh_integer;
+}
+
 static void vmh_free_object(void *reply) {
-    if (reply != &vmh_queued) vmh_default_functions->freeObject(reply);
+    if (reply == &vmh_integer) {
+        vmh_integer_held = 0;
+    } else if (reply != &vmh_queued) {
+        vmh_default_functions->freeObject(reply);
+    }
 }
 
 // hiredis' own functions table (a reader's default), copied once with two of its functions wrapped. NB: once
@@ -37,6 +56,7 @@ static void vmh_make_functions(void) {
     if (vmh_default_functions == NULL) return;
     vmh_functions = *vmh_default_functions;
     vmh_functions.createString = vmh_create_string;
+    vmh_functions.createInteger = vmh_create_integer;
     vmh_functions.freeObject = vmh_free_object;
 }
 
@@ -84,6 +104,53 @@ int vmh_redis_formatted_command(redisAsyncContext *context, void (*callback)(red
                                 void *privdata, const char *command, size_t length) {
     return redisAsyncFormattedCommand(context, callback, privdata, command, length);
 }
+
+#if HIREDIS_MAJOR == 0 && HIREDIS_MINOR == 14
+// What `redisAsyncFormattedCommand` does for a command that is neither (P)SUBSCRIBE, (P)UNSUBSCRIBE nor MONITOR on
+// a context that is neither subscribed nor monitoring (vmhost sends no other), written against hiredis 0.14's
+// public structures: its callback queued on `replies` (a node from `malloc`, which hiredis gives back with `free`
+// once the reply came), the command appended to the output buffer. What it leaves out: finding the command's
+// name and comparing it with those three (~200 instructions), and asking the adapter for the write event at every
+// command (`vmh_redis_schedule_write`, once per batch). Unlike 0.14's own, it fails without queuing anything when
+// memory is short, instead of queuing a callback whose command it did not append (or the reverse).
+int vmh_redis_append_command(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
+                             void *privdata, const char *command, size_t length) {
+    redisContext *c = &context->c;
+    if (c->flags & (REDIS_DISCONNECTING | REDIS_FREEING | REDIS_SUBSCRIBED | REDIS_MONITORING)) {
+        // NB: the last two never happen here; hiredis' own function knows what to do with them.
+        if (c->flags & (REDIS_DISCONNECTING | REDIS_FREEING)) return REDIS_ERR;
+        return redisAsyncFormattedCommand(context, callback, privdata, command, length);
+    }
+    redisCallback *node = malloc(sizeof(*node));
+    if (node == NULL) return REDIS_ERR;
+    sds grown = sdscatlen(c->obuf, command, length);
+    if (grown == NULL) {
+        free(node);
+        return REDIS_ERR;
+    }
+    c->obuf = grown;
+    *node = (redisCallback){.next = NULL, .fn = callback, .pending_subs = 1, .privdata = privdata};
+    redisCallbackList *replies = &context->replies;
+    if (replies->head == NULL) replies->head = node;
+    if (replies->tail != NULL) replies->tail->next = node;
+    replies->tail = node;
+    return REDIS_OK;
+}
+
+void vmh_redis_schedule_write(redisAsyncContext *context) {
+    if (context->ev.addWrite != NULL) context->ev.addWrite(context->ev.data);
+}
+#else
+// Any other hiredis: its own function, and the write event it asks for itself.
+int vmh_redis_append_command(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
+                             void *privdata, const char *command, size_t length) {
+    return redisAsyncFormattedCommand(context, callback, privdata, command, length);
+}
+
+void vmh_redis_schedule_write(redisAsyncContext *context) {
+    (void)context;
+}
+#endif
 
 void vmh_redis_reserve(redisAsyncContext *context, size_t bytes) {
     redisContext *c = &context->c;

@@ -63,14 +63,17 @@ final class RedisConnection {
     /// Hands `command` to hiredis, already encoded (binary-safe, no format string).
     /// - Returns: false when hiredis refused it (the context is closing); the command is untouched then.
     func send(_ command: PendingCommand) -> Bool {
-        command.command.withEncoded { hand($0, answeredTo: command) } ?? false
+        guard let context, command.command.withEncoded({ hand($0, answeredTo: command) }) == true else { return false }
+        vmh_redis_schedule_write(context)
+        return true
     }
 
-    /// Hands `encoded` to hiredis, its reply to be given to `command` (whose own command is not sent).
+    /// Hands `encoded` to hiredis, its reply to be given to `command` (whose own command is not sent), without
+    /// asking for the write event (the caller does, once: `vmh_redis_schedule_write`).
     private func hand(_ encoded: UnsafeRawBufferPointer, answeredTo command: PendingCommand) -> Bool {
         guard let context else { return false }
         let privdata = Unmanaged.passRetained(command).toOpaque()
-        let status = vmh_redis_formatted_command(
+        let status = vmh_redis_append_command(
             context, redisCommandReplied, privdata, encoded.baseAddress?.assumingMemoryBound(to: CChar.self),
             encoded.count)
         guard status == vmh_redis_ok else {
@@ -93,9 +96,15 @@ final class RedisConnection {
         _ transaction: borrowing RedisTransaction, answer: PendingCommand, standaloneReplies: ReplyCollector?
     ) -> Bool {
         guard let context else { return false }
+        // NB: the write event asked for once, after the transaction's last command, not at each (when a part was
+        // refused, the context is closing: hiredis' own function would not ask for it either).
+        func scheduled(_ handed: Bool) -> Bool {
+            if handed { vmh_redis_schedule_write(context) }
+            return handed
+        }
         /// Hands one encoded command to hiredis without a callback.
         func handOver(_ command: UnsafeBufferPointer<UInt8>) -> Bool {
-            vmh_redis_formatted_command(
+            vmh_redis_append_command(
                 context, nil, nil, UnsafeRawPointer(command.baseAddress)?.assumingMemoryBound(to: CChar.self),
                 command.count) == vmh_redis_ok
         }
@@ -113,9 +122,9 @@ final class RedisConnection {
             unanswered -= 1
             return standaloneReplies?.hand(command, to: context) ?? false
         }
-        guard handed, isQueued else { return handed }
+        guard handed, isQueued else { return scheduled(handed) }
         guard multi.withUTF8Buffer(handOver), transaction.forEachQueuedCommand(handOver) else { return false }
-        return send(answer)
+        return scheduled(answer.command.withEncoded { hand($0, answeredTo: answer) } ?? false)
     }
 
     /// Writes the commands handed over so far to the socket now rather than on the write event (the loop's next

@@ -19,11 +19,12 @@ final class ReplyCollector {
         replies.reserveCapacity(capacity)
     }
 
-    /// Hands one encoded command to hiredis, its reply to be collected here.
+    /// Hands one encoded command to hiredis, its reply to be collected here. The caller asks for the write event
+    /// (`vmh_redis_schedule_write`).
     /// - Returns: false when hiredis refused it (the context is closing).
     func hand(_ command: UnsafeBufferPointer<UInt8>, to context: UnsafeMutablePointer<redisAsyncContext>) -> Bool {
         let privdata = Unmanaged.passRetained(self).toOpaque()
-        let status = vmh_redis_formatted_command(
+        let status = vmh_redis_append_command(
             context, redisReplyCollected, privdata,
             UnsafeRawPointer(command.baseAddress)?.assumingMemoryBound(to: CChar.self), command.count)
         guard status == vmh_redis_ok else {

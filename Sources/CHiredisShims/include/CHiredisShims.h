@@ -45,6 +45,14 @@ int vmh_redis_set_disconnect_callback(redisAsyncContext *context,
 int vmh_redis_formatted_command(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
                                 void *privdata, const char *command, size_t length);
 
+/// Queues one command as `vmh_redis_formatted_command` does, with the same contract, but without asking for the
+/// write event: call `vmh_redis_schedule_write` (or `vmh_redis_write_now`) once after the last command of a batch.
+int vmh_redis_append_command(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
+                             void *privdata, const char *command, size_t length);
+
+/// Asks the loop for the write event, so that what `vmh_redis_append_command` queued goes out.
+void vmh_redis_schedule_write(redisAsyncContext *context);
+
 /// Makes room for `bytes` more in the context's output buffer at once, so that the commands queued next are
 /// copied in without the buffer growing on the way (hiredis empties it after each complete write and grows it
 /// again, a `realloc` at each doubling). Nothing happens when there is room, or when memory is short (the
