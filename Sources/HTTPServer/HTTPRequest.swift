@@ -39,12 +39,23 @@ public final class HTTPRequest {
     let connection: ConnectionRecord?
     private let components: URIComponents
     private var cachedQuery: [String: String]?
+    /// When the server took the request (its duration in metrics and logs is measured from here).
+    let started: ContinuousClock.Instant
+    /// The server that sends the answer a ``HTTPHandlerResult/callback(_:)`` gives for this request: set while
+    /// that answer is awaited, nil once it is given (``sendAnswer(_:)``).
+    /// NB: here, not in an object of its own: the request lives until it is answered anyway, and the `respond` the
+    /// handler gets is this request's method, whose context is the request (one allocation less a command that
+    /// waits for the journal). It holds the server until the answer is given or the request dropped, as that
+    /// object did. NB: no optional tuple with `started`: that is copied and tested through the runtime's generic
+    /// value witnesses (~500 instructions a command, callgrind).
+    private var answeringServer: HTTPServer?
 
     init(
         raw: OpaquePointer, method: HTTPMethod, components: URIComponents, requestID: String,
-        connection: ConnectionRecord?
+        connection: ConnectionRecord?, started: ContinuousClock.Instant
     ) {
         self.raw = raw
+        self.started = started
         self.box = nil
         self.method = method
         self.components = components
@@ -53,8 +64,9 @@ public final class HTTPRequest {
     }
 
     /// A request made in process: `message`'s head and body, its target split into `components`.
-    init(message: InProcessRequest, components: URIComponents, requestID: String) {
+    init(message: InProcessRequest, components: URIComponents, requestID: String, started: ContinuousClock.Instant) {
         self.raw = nil
+        self.started = started
         self.box = InProcessRequest.Box(message)
         self.method = message.method
         self.components = components
@@ -64,6 +76,21 @@ public final class HTTPRequest {
 
     /// The request made in process.
     private var message: InProcessRequest? { box?.request }
+
+    /// Whether the answer of a ``HTTPHandlerResult/callback(_:)`` is still awaited.
+    var isAwaitingAnswer: Bool { answeringServer != nil }
+
+    /// Makes ``sendAnswer(_:)`` send through `server` (``HTTPHandlerResult/callback(_:)``).
+    func awaitAnswer(from server: HTTPServer) {
+        answeringServer = server
+    }
+
+    /// Sends a ``HTTPHandlerResult/callback(_:)``'s answer: once, later calls are ignored.
+    func sendAnswer(_ response: HTTPResponse) {
+        guard let server = answeringServer else { return }
+        answeringServer = nil
+        server.answered(response, to: self, started: started)
+    }
 
     /// The decoded path segments.
     public var segments: [String] { components.segments }

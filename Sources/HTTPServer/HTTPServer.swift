@@ -289,7 +289,8 @@ public final class HTTPServer: LoopService {
             return
         }
         let request = HTTPRequest(
-            raw: raw, method: method, components: components, requestID: requestID, connection: connection)
+            raw: raw, method: method, components: components, requestID: requestID, connection: connection,
+            started: started)
         let result: HTTPHandlerResult
         do {
             result = try dispatcher.dispatch(request)
@@ -318,11 +319,11 @@ public final class HTTPServer: LoopService {
             }
         case .callback(let start):
             awaitingCallbacks += 1
-            let answer = CallbackAnswer(server: self, request: request, started: started)
-            // NB: a closure of the answer alone: its context is the answer (no allocation of its own).
-            start { response in answer.send(response) }
+            request.awaitAnswer(from: self)
+            // NB: the request's method: its context is the request (no allocation of its own).
+            start(request.sendAnswer)
             // An answer in a later turn (a command waiting for the journal): the socket stays registered meanwhile.
-            if !answer.isAnswered { request.connection?.holdReading() }
+            if request.isAwaitingAnswer { request.connection?.holdReading() }
         case .later(let operation):
             runDeferred(for: request) {
                 let next: HTTPHandlerResult
@@ -351,8 +352,8 @@ public final class HTTPServer: LoopService {
         }
     }
 
-    /// Sends the answer a ``HTTPHandlerResult/callback(_:)`` gave (``CallbackAnswer``).
-    fileprivate func answered(_ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant) {
+    /// Sends the answer a ``HTTPHandlerResult/callback(_:)`` gave (``HTTPRequest/sendAnswer(_:)``).
+    func answered(_ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant) {
         awaitingCallbacks -= 1
         respond(response, to: request, started: started)
         // NB: after the answer is written: evhttp reads the socket again by then, so it stays registered.
@@ -419,27 +420,5 @@ private func serverHandleRequest(_ request: OpaquePointer?, _ context: UnsafeMut
     LoopActor.assumeIsolated {
         guard let request else { return }
         server.handle(request)
-    }
-}
-
-/// A request a ``HTTPHandlerResult/callback(_:)`` answers: once, later calls are ignored.
-/// NB: holds the server until it is answered or dropped (no weak reference: see `deinit`'s note on side tables).
-@LoopActor
-private final class CallbackAnswer {
-    private let server: HTTPServer
-    private let request: HTTPRequest
-    private let started: ContinuousClock.Instant
-    private(set) var isAnswered = false
-
-    init(server: HTTPServer, request: HTTPRequest, started: ContinuousClock.Instant) {
-        self.server = server
-        self.request = request
-        self.started = started
-    }
-
-    func send(_ response: HTTPResponse) {
-        guard !isAnswered else { return }
-        isAnswered = true
-        server.answered(response, to: request, started: started)
     }
 }

@@ -45,7 +45,7 @@ public final class InProcessServer {
             let error = configuration.errorResponder.response(for: .invalidPath)
             return answer(error, method: request.method, route: "unmatched", requestID: requestID, started: started)
         }
-        let parsed = HTTPRequest(message: request, components: components, requestID: requestID)
+        let parsed = HTTPRequest(message: request, components: components, requestID: requestID, started: started)
         var result: HTTPHandlerResult
         do {
             result = try dispatcher.dispatch(parsed)

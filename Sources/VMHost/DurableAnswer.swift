@@ -7,9 +7,9 @@ import Sessions
 ///
 /// NB: one object for what closures nested in one another held (the answer, the `respond` the server gives, the
 /// waiter the session keeps): each closure's context was an allocation, freed again once the command was
-/// answered (with the server's `CallbackAnswer`, ~500 instructions a command with the journal on, callgrind;
-/// docs/performance.md, issue 26's tenth stop). The server and the session get this object's methods, whose
-/// context is the object itself.
+/// answered (~500 instructions a command with the journal on, callgrind; docs/performance.md, issue 26's tenth
+/// stop). The server and the session get this object's methods, whose context is the object itself; the server's
+/// `respond` is the request's own method (``HTTPRequest``, sixteenth stop).
 @LoopActor
 final class DurableAnswer {
     private let session: Session
