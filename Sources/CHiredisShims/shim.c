@@ -100,11 +100,6 @@ int vmh_redis_set_disconnect_callback(redisAsyncContext *context,
     return redisAsyncSetDisconnectCallback(context, callback);
 }
 
-int vmh_redis_formatted_command(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
-                                void *privdata, const char *command, size_t length) {
-    return redisAsyncFormattedCommand(context, callback, privdata, command, length);
-}
-
 #if HIREDIS_MAJOR == 0 && HIREDIS_MINOR == 14
 // What `redisAsyncFormattedCommand` does for a command that is neither (P)SUBSCRIBE, (P)UNSUBSCRIBE nor MONITOR on
 // a context that is neither subscribed nor monitoring (vmhost sends no other), written against hiredis 0.14's

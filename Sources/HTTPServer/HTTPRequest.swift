@@ -89,7 +89,7 @@ public final class HTTPRequest {
     func sendAnswer(_ response: HTTPResponse) {
         guard let server = answeringServer else { return }
         answeringServer = nil
-        server.answered(response, to: self, started: started)
+        server.answered(response, to: self)
     }
 
     /// The decoded path segments.

@@ -12,7 +12,7 @@ extension HTTPServer {
     var scratchBuffer: OpaquePointer { writer.scratchBuffer }
 
     func startStream(
-        for request: HTTPRequest, started: ContinuousClock.Instant, start: @LoopActor (any EventSink) -> Void
+        for request: HTTPRequest, start: @LoopActor (any EventSink) -> Void
     ) {
         guard let raw = request.raw, let connection = evhttp_request_get_connection(raw) else { return }
         let compressed = configuration.compressStreams && acceptsGzip(request.header("Accept-Encoding"))
@@ -27,7 +27,7 @@ extension HTTPServer {
             vary: configuration.compressStreams, closing: closesConnections
         )
         if let record = request.connection { flusher.schedule(record) }
-        report(request.routePattern, request.method, 200, requestID: request.requestID, started: started)
+        report(request.routePattern, request.method, 200, requestID: request.requestID, started: request.started)
         start(stream)
     }
 

@@ -295,27 +295,27 @@ public final class HTTPServer: LoopService {
         do {
             result = try dispatcher.dispatch(request)
         } catch let error as HTTPError {
-            respond(configuration.errorResponder.response(for: error), to: request, started: started)
+            respond(configuration.errorResponder.response(for: error), to: request)
             return
         } catch {
             logger.error("handler failed", metadata: ["request-id": "\(requestID)", "error": "\(error)"])
-            respond(configuration.errorResponder.response(for: .internalError), to: request, started: started)
+            respond(configuration.errorResponder.response(for: .internalError), to: request)
             return
         }
-        deliver(result, to: request, started: started)
+        deliver(result, to: request)
     }
 
     /// Sends what a handler produced: a response, a stream, or (later) what an asynchronous step produces.
-    private func deliver(_ result: HTTPHandlerResult, to request: HTTPRequest, started: ContinuousClock.Instant) {
+    private func deliver(_ result: HTTPHandlerResult, to request: HTTPRequest) {
         switch result {
         case .response(let response):
-            respond(response, to: request, started: started)
+            respond(response, to: request)
         case .stream(let start):
-            startStream(for: request, started: started, start: start)
+            startStream(for: request, start: start)
         case .deferred(let operation):
             runDeferred(for: request) {
                 let response = await operation()
-                self.respond(response, to: request, started: started)
+                self.respond(response, to: request)
             }
         case .callback(let start):
             awaitingCallbacks += 1
@@ -332,10 +332,10 @@ public final class HTTPServer: LoopService {
                 } catch {
                     let httpError = error as? HTTPError ?? .internalError
                     self.respond(
-                        self.configuration.errorResponder.response(for: httpError), to: request, started: started)
+                        self.configuration.errorResponder.response(for: httpError), to: request)
                     return
                 }
-                self.deliver(next, to: request, started: started)
+                self.deliver(next, to: request)
             }
         }
     }
@@ -353,15 +353,15 @@ public final class HTTPServer: LoopService {
     }
 
     /// Sends the answer a ``HTTPHandlerResult/callback(_:)`` gave (``HTTPRequest/sendAnswer(_:)``).
-    func answered(_ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant) {
+    func answered(_ response: HTTPResponse, to request: HTTPRequest) {
         awaitingCallbacks -= 1
-        respond(response, to: request, started: started)
+        respond(response, to: request)
         // NB: after the answer is written: evhttp reads the socket again by then, so it stays registered.
         request.connection?.releaseReadHold()
         settleShutdown()
     }
 
-    private func respond(_ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant) {
+    private func respond(_ response: HTTPResponse, to request: HTTPRequest) {
         // NB: an answer after shutdown (a deferred request or callback past the flush bound) has no request left
         // to go to: evhttp_free freed it.
         guard state != .stopped else { return }
@@ -374,7 +374,9 @@ public final class HTTPServer: LoopService {
             deadlines.awaitNextRequest(on: connection)
             flusher.schedule(connection)
         }
-        report(request.routePattern, request.method, response.status, requestID: request.requestID, started: started)
+        report(
+            request.routePattern, request.method, response.status, requestID: request.requestID,
+            started: request.started)
     }
 
     /// Answers a request refused before routing (route `unmatched`).

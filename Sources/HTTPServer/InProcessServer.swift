@@ -50,14 +50,14 @@ public final class InProcessServer {
         do {
             result = try dispatcher.dispatch(parsed)
         } catch {
-            return answer(errorResponse(error), to: parsed, started: started)
+            return answer(errorResponse(error), to: parsed)
         }
         while true {
             switch result {
             case .response(let response):
-                return answer(response, to: parsed, started: started)
+                return answer(response, to: parsed)
             case .deferred(let operation):
-                return answer(await operation(), to: parsed, started: started)
+                return answer(await operation(), to: parsed)
             case .callback(let start):
                 let response = await withCheckedContinuation { continuation in
                     // NB: called at most once counts: later calls are ignored, as on a connection.
@@ -68,12 +68,12 @@ public final class InProcessServer {
                         continuation.resume(returning: response)
                     }
                 }
-                return answer(response, to: parsed, started: started)
+                return answer(response, to: parsed)
             case .later(let operation):
                 do {
                     result = try await operation()
                 } catch {
-                    return answer(errorResponse(error), to: parsed, started: started)
+                    return answer(errorResponse(error), to: parsed)
                 }
             case .stream(let start):
                 report(parsed.routePattern, parsed.method, 200, requestID: requestID, started: started)
@@ -88,14 +88,10 @@ public final class InProcessServer {
         configuration.errorResponder.response(for: error as? HTTPError ?? .internalError)
     }
 
-    private func answer(
-        _ response: HTTPResponse, to request: HTTPRequest, started: ContinuousClock.Instant
-    )
-        -> InProcessResponse
-    {
+    private func answer(_ response: HTTPResponse, to request: HTTPRequest) -> InProcessResponse {
         answer(
             response, method: request.method, route: request.routePattern, requestID: request.requestID,
-            started: started)
+            started: request.started)
     }
 
     /// `response` with the headers ``ResponseWriter`` adds on a connection, in its order, the framing aside:

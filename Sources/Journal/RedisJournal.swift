@@ -724,14 +724,17 @@ public final class RedisJournal: SessionJournal {
     }
 
     /// A push of `count` entries (`bytes` of patches) onto `slot`'s list under `plan`: whether it cuts the list
-    /// back to `plan.keep` (``JournalLogPolicy/trimsList(length:keep:excessBytes:)``), and the list's length and
-    /// patch bytes afterwards (bounds, as the slot's are).
+    /// back to `plan.keep` (``JournalLogPolicy/trimsList(length:keep:excessBytes:)``, or always when
+    /// `cutsUnknownLength` and the slot does not know the list's length), and the list's length and patch bytes
+    /// afterwards (bounds, as the slot's are).
     private func listAfterPush(
-        onto slot: ViewModelSlot, count: Int, bytes: Int, plan: ViewModelPlan
+        onto slot: ViewModelSlot, count: Int, bytes: Int, plan: ViewModelPlan, cutsUnknownLength: Bool = false
     ) -> (cuts: Bool, length: Int, bytes: Int) {
         let length = slot.journalListLength + count
         let total = slot.journalListBytes + bytes
-        let cuts = logPolicy.trimsList(length: length, keep: plan.keep, excessBytes: total - plan.keepBytes)
+        let cuts =
+            (cutsUnknownLength && slot.journalListLength == 0)
+            || logPolicy.trimsList(length: length, keep: plan.keep, excessBytes: total - plan.keepBytes)
         return cuts ? (true, plan.keep, plan.keepBytes) : (false, length, total)
     }
 
@@ -790,11 +793,11 @@ public final class RedisJournal: SessionJournal {
         // replaces the list with what it sends (at most `keep`).
         var limit = keep
         if !full, keep > 0, newSent > 0 {
-            let list = listAfterPush(onto: slot, count: newSent, bytes: plan.newBytes, plan: plan)
-            let cuts = slot.journalListLength == 0 || list.cuts
-            if !cuts { limit = logPolicy.listLimit(keep: keep) }
-            slot.journalListLength = cuts ? keep : list.length
-            slot.journalListBytes = cuts ? plan.keepBytes : list.bytes
+            let list = listAfterPush(
+                onto: slot, count: newSent, bytes: plan.newBytes, plan: plan, cutsUnknownLength: true)
+            if !list.cuts { limit = logPolicy.listLimit(keep: keep) }
+            slot.journalListLength = list.length
+            slot.journalListBytes = list.bytes
         }
         command.append(keep)
         command.append(limit)

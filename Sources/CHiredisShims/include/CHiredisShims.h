@@ -38,15 +38,12 @@ int vmh_redis_set_connect_callback(redisAsyncContext *context, void (*callback)(
 int vmh_redis_set_disconnect_callback(redisAsyncContext *context,
                                       void (*callback)(const redisAsyncContext *, int));
 
-/// Queues one command already encoded in the Redis protocol, `length` bytes at `command`
-/// (`redisAsyncFormattedCommand`; hiredis copies them before returning). On REDIS_OK `callback` is called
-/// exactly once with `privdata`: with the reply, or with NULL when the context goes away first. On REDIS_ERR
-/// it is never called. Subscribe and monitor commands call back more than once: never send them.
-int vmh_redis_formatted_command(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
-                                void *privdata, const char *command, size_t length);
-
-/// Queues one command as `vmh_redis_formatted_command` does, with the same contract, but without asking for the
-/// write event: call `vmh_redis_schedule_write` (or `vmh_redis_write_now`) once after the last command of a batch.
+/// Queues one command already encoded in the Redis protocol, `length` bytes at `command` (what
+/// `redisAsyncFormattedCommand` does; hiredis copies them before returning), without asking for the write event:
+/// call `vmh_redis_schedule_write` (or `vmh_redis_write_now`) once after the last command of a batch. On REDIS_OK
+/// `callback` is called exactly once with `privdata`: with the reply, or with NULL when the context goes away
+/// first. On REDIS_ERR it is never called. Subscribe and monitor commands call back more than once: never send
+/// them.
 int vmh_redis_append_command(redisAsyncContext *context, void (*callback)(redisAsyncContext *, void *, void *),
                              void *privdata, const char *command, size_t length);
 
